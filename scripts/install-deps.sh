@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs everything cgmem needs to build, test and run its VM, from
+# Debian 12 packages only. Idempotent: a second run installs nothing.
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake ninja-build pkg-config git
+  clang libclang-rt-14-dev            # libFuzzer targets and sanitizers
+  # libraries (header-only or static-capable, so the static build works)
+  libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # the VM: a real kernel under QEMU, a busybox guest, an ext4 run disk
+  qemu-system-x86 busybox-static e2fsprogs cpio xz-utils zstd kmod
+  # report: plots
+  gnuplot-nox
+  # benchmarks that compare with a plain Python parse
+  python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: missing ${missing[*]}; run as root: sudo $0" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

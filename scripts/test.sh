@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds every configuration and runs every test: the README's test command
+# and what .ci/run calls. Configurations:
+#   build/release  Release, all tests (unit and, through the VM, real-kernel)
+#   build/asan     ASan+UBSan, unit tests
+#   build/static   the fully static cgmem that the VM guest runs
+#   build/fuzz     clang libFuzzer targets, each run for $CGMEM_FUZZ_SECONDS
+# Environment: CGMEM_SKIP_VM=1 leaves out the tests labelled "vm".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc)
+fuzz_seconds=${CGMEM_FUZZ_SECONDS:-20}
+
+configure() {  # DIR [cmake args...]
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+}
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "configure and build: release, static, asan"
+configure build/release -DCMAKE_BUILD_TYPE=Release
+configure build/static -DCMAKE_BUILD_TYPE=Release -DCGMEM_STATIC=ON -DCGMEM_TESTS=OFF
+configure build/asan -DCMAKE_BUILD_TYPE=Debug -DCGMEM_SANITIZE=ON
+cmake --build build/release -j "$jobs"
+cmake --build build/static -j "$jobs" --target cgmem
+cmake --build build/asan -j "$jobs"
+
+if [[ -d fuzz ]]; then
+  step "configure and build: fuzz (clang)"
+  configure build/fuzz -DCMAKE_BUILD_TYPE=Debug -DCGMEM_FUZZ=ON -DCGMEM_TESTS=OFF \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+  cmake --build build/fuzz -j "$jobs"
+fi
+
+step "unit tests under ASan+UBSan"
+ctest --test-dir build/asan -L unit --output-on-failure -j "$jobs"
+
+step "all tests (release)"
+labels=()
+[[ ${CGMEM_SKIP_VM:-0} == 1 ]] && labels=(-LE vm)
+ctest --test-dir build/release "${labels[@]}" --output-on-failure -j "$jobs"
+
+if [[ -d build/fuzz/fuzz ]]; then
+  step "fuzz each parser for ${fuzz_seconds}s"
+  for target in build/fuzz/fuzz/fuzz_*; do
+    [[ -x $target ]] || continue
+    name=$(basename "$target")
+    # Work on a copy of the checked-in seeds, so fuzzing never dirties the tree.
+    corpus=$(mktemp -d)
+    seeds=fuzz/corpus/${name#fuzz_}
+    [[ -d $seeds ]] && cp -r "$seeds"/. "$corpus"/
+    echo "-- $name"
+    "$target" -max_total_time="$fuzz_seconds" -print_final_stats=0 "$corpus" 2>&1 | tail -n 2
+    rm -rf "$corpus"
+  done
+fi
+echo
+echo "test.sh: all configurations built and every test passed"

@@ -1,0 +1,29 @@
+// Helpers every subcommand uses: CLI11 parsing with cgmem's error style,
+// size options, and printing errors.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <span>
+#include <string>
+
+#include "common/error.h"
+#include "common/size.h"
+
+namespace cgmem::cli {
+
+// Parses args into app. Returns -1 when the command should go on, else the
+// exit code to return now (0 after --help, kUsage after a bad flag, with the
+// message printed as "cgmem: error: ...").
+int parse(CLI::App& app, std::span<char*> args);
+
+// Prints "cgmem: error: MESSAGE" to stderr.
+void print_error(const Error& error);
+void print_error(const std::string& message);
+
+// A CLI11 validator that accepts what parse_limit accepts with these rules.
+CLI::Validator size_validator(SizeRules rules = {.allow_max = true});
+
+// Parses a size option's text after validation (cannot fail once validated).
+Limit limit_from(const std::string& text, SizeRules rules = {.allow_max = true});
+
+}  // namespace cgmem::cli

@@ -1,0 +1,47 @@
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/handlers.h"
+
+namespace cgmem::cli {
+
+namespace {
+
+constexpr Command kCommands[] = {
+    {"version", "print cgmem's version and code identity", run_version},
+};
+
+// Levenshtein distance, for "did you mean".
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::span<const Command> commands() { return kCommands; }
+
+std::string_view closest_command(std::string_view typed) {
+  std::string_view best;
+  size_t best_distance = 3;  // farther than 2 edits is not a typo
+  for (const auto& command : kCommands) {
+    size_t d = edit_distance(typed, command.name);
+    if (command.name.starts_with(typed) && typed.size() >= 2) d = 0;
+    if (d < best_distance) best = command.name, best_distance = d;
+  }
+  return best;
+}
+
+}  // namespace cgmem::cli

@@ -1,0 +1,10 @@
+// One handler per subcommand, each in its own cmd_NAME.cpp.
+#pragma once
+
+#include <span>
+
+namespace cgmem::cli {
+
+int run_version(std::span<char*> args);
+
+}  // namespace cgmem::cli
