@@ -11,6 +11,7 @@ namespace {
 
 constexpr Command kCommands[] = {
     {"version", "print cgmem's version and code identity", run_version},
+    {"workload", "allocate memory like the study's workload, one JSON line per op", run_workload},
 };
 
 // Levenshtein distance, for "did you mean".
