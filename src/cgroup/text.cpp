@@ -62,6 +62,16 @@ std::string_view next_token(std::string_view& rest, char sep) noexcept {
   return token;
 }
 
+std::string_view next_word(std::string_view& rest) noexcept {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  while (!rest.empty() && blank(rest.front())) rest.remove_prefix(1);
+  size_t end = 0;
+  while (end < rest.size() && !blank(rest[end])) ++end;
+  std::string_view word = rest.substr(0, end);
+  rest.remove_prefix(end);
+  return word;
+}
+
 std::string quote(std::string_view text) {
   std::string_view line = text.substr(0, text.find('\n'));
   std::string out = "'";

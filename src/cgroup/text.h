@@ -34,6 +34,9 @@ std::string_view next_line(std::string_view& rest) noexcept;
 // Splits off the next token separated by sep (runs of sep are skipped).
 std::string_view next_token(std::string_view& rest, char sep = ' ') noexcept;
 
+// Splits off the next word separated by spaces and/or tabs.
+std::string_view next_word(std::string_view& rest) noexcept;
+
 // The text quoted for an error message: first 60 bytes of its first line,
 // unprintable bytes as '?', in single quotes.
 std::string quote(std::string_view text);

@@ -11,7 +11,10 @@ namespace {
 
 constexpr Command kCommands[] = {
     {"version", "print cgmem's version and code identity", run_version},
+    {"host", "what this machine's kernel and cgroups can do (reads only)", run_host},
     {"workload", "allocate memory like the study's workload, one JSON line per op", run_workload},
+    {"run", "run the workload in a new cgroup with limits, sample it, record a run directory", run_run},
+    {"gc", "remove cgroups that a killed `cgmem run` left behind", run_gc},
 };
 
 // Levenshtein distance, for "did you mean".

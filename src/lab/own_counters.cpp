@@ -1,8 +1,6 @@
 #include "lab/own_counters.h"
 
 #include <fcntl.h>
-#include <linux/magic.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -10,6 +8,7 @@
 
 #include "cgroup/files.h"
 #include "cgroup/flat_keyed.h"
+#include "cgroup/mountinfo.h"
 #include "cgroup/single_value.h"
 #include "proc/self_cgroup.h"
 
@@ -31,12 +30,13 @@ Result<cgroup::FileReader> open_reader(const std::string& dir, const char* name)
 }  // namespace
 
 Result<std::string> cgroup2_mount() {
-  for (const char* path : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
-    struct statfs fs{};
-    if (::statfs(path, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC) return std::string(path);
-  }
-  return fail("no cgroup2 file system at /sys/fs/cgroup or /sys/fs/cgroup/unified", {},
-              "mount one (mount -t cgroup2 none /sys/fs/cgroup), or run in `cgmem vm`");
+  auto text = cgroup::read_text("/proc/self/mountinfo");
+  if (!text) return std::unexpected(text.error());
+  auto mount = cgroup::cgroup2_mount(cgroup::parse_mountinfo(*text));
+  if (!mount)
+    return fail("no cgroup2 file system is mounted (/proc/self/mountinfo)", {},
+                "mount one (mount -t cgroup2 none /sys/fs/cgroup), or run in `cgmem vm`");
+  return *mount;
 }
 
 Result<std::string> own_cgroup_dir(const std::string& mount, std::string_view text) {

@@ -19,8 +19,7 @@ namespace cgmem::lab {
 Result<std::string> own_cgroup_dir(const std::string& cgroup2_mount,
                                    std::string_view proc_cgroup_text);
 
-// Where cgroup2 is mounted: /sys/fs/cgroup, or /sys/fs/cgroup/unified on a
-// hybrid host; error when neither is a cgroup2 file system.
+// Where cgroup2 is mounted, from /proc/self/mountinfo.
 Result<std::string> cgroup2_mount();
 
 class OwnCounters {
