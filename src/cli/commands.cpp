@@ -15,6 +15,7 @@ constexpr Command kCommands[] = {
     {"workload", "allocate memory like the study's workload, one JSON line per op", run_workload},
     {"run", "run the workload in a new cgroup with limits, sample it, record a run directory", run_run},
     {"gc", "remove cgroups that a killed `cgmem run` left behind", run_gc},
+    {"vm", "run a cgmem command in a VM with a real kernel (QEMU)", run_vm},
 };
 
 // Levenshtein distance, for "did you mean".
