@@ -63,10 +63,12 @@ TEST(VmRig, ThrottleAtHighSlowsWithoutKilling) {
   ASSERT_TRUE(p1.has_value());
   EXPECT_GT(p1->some.value_or(cgmem::cgroup::PressureLine{}).total_usec,
             p0->some.value_or(cgmem::cgroup::PressureLine{}).total_usec);
-  // Throttled near the limit: memory.current within 4 MiB of 28M on either side.
+  // Held above memory.high (the throttle lets usage overshoot: 32.5 MiB was
+  // measured at 10 s) and far from the 40 MiB it asked for.
   uint64_t current = std::stoull(trimmed("throttle_at_high", "memory.current"));
-  EXPECT_GT(current, (28u << 20) - (4u << 20));
-  EXPECT_LT(current, (28u << 20) + (4u << 20));
+  EXPECT_GT(current, 28u << 20);
+  EXPECT_LT(current, 38u << 20);
+  EXPECT_EQ(read("throttle_at_high", "alloc.out").find("allocated"), std::string::npos);
   // Killed at the end by cgroup.kill: 128 + SIGKILL.
   EXPECT_EQ(trimmed("throttle_at_high", "alloc_status"), "137");
 }
