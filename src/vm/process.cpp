@@ -34,7 +34,7 @@ int decode_status(int status) {
   auto args = c_argv(argv);
   execvp(args[0], args.data());
   char message[32];
-  int n = snprintf(message, sizeof message, "\x01exec:%d", errno);
+  int n = snprintf(message, sizeof message, "\x01" "exec:%d", errno);
   if (report_fd >= 0 && n > 0) (void)!write(report_fd, message, static_cast<size_t>(n));
   _exit(127);
 }
@@ -71,9 +71,9 @@ Result<Finished> run_with(const std::vector<std::string>& argv, const std::strin
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   done.exit_code = decode_status(status);
-  if (auto at = done.output.find("\x01exec:"); done.exit_code == 127 && at != std::string::npos) {
-    errno = std::atoi(done.output.c_str() + at + 6);
-    return sys_error("run " + argv[0], {}, "is it installed? scripts/install-deps.sh installs it");
+  if (auto at = done.output.find("\x01" "exec:"); done.exit_code == 127 && at != std::string::npos) {
+    int err = std::atoi(done.output.c_str() + at + 6);
+    return std::unexpected(Error{"run " + argv[0], err, {}, "is it installed? scripts/install-deps.sh installs it"});
   }
   return done;
 }
