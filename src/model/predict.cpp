@@ -106,17 +106,18 @@ Growth grow(const Throttle& t, uint64_t from, uint64_t to) {
   const double sloped_end = std::min(to_pages, cap ? static_cast<double>(*cap) : to_pages);
   // Sleeps per evaluation: 1 unless the sloped part is too long to walk.
   const double stride = std::max(1.0, std::ceil((sloped_end - u) / step / kMaxEvaluations));
-  double seconds = 0, sleeps = 0;
+  double seconds = 0;
+  uint64_t sleeps = 0;
   while (u < sloped_end) {
     double n = std::min(stride, std::ceil((sloped_end - u) / step));
     seconds += n * sleep_at_pages(t, static_cast<uint64_t>(u));
-    sleeps += n;
+    sleeps += static_cast<uint64_t>(n);
     u += n * step;
   }
   if (u < to_pages) {  // clamped: every sleep is the cap
     double n = std::ceil((to_pages - u) / step);
     seconds += n * sleep_at_pages(t, static_cast<uint64_t>(u));
-    sleeps += n;
+    sleeps += static_cast<uint64_t>(n);
   }
   const double procs = std::max<uint32_t>(t.procs, 1);
   out.seconds = seconds / procs;

@@ -53,7 +53,7 @@ std::optional<uint64_t> cap_start(const Throttle& t);
 
 struct Growth {
   double seconds = 0;   // time asleep from `from` to `to` (wall clock, procs together)
-  double sleeps = 0;    // sleeps paid (all procs together)
+  uint64_t sleeps = 0;  // sleeps paid (all procs together)
   std::optional<uint64_t> throttled_from;  // sleep_start, if below `to`
   std::optional<uint64_t> capped_from;     // cap_start, if below `to`
 };
