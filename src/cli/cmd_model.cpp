@@ -46,6 +46,12 @@ double percent_over(uint64_t usage_pages, uint64_t high_pages) {
   return 100.0 * static_cast<double>(usage_pages - high_pages) / static_cast<double>(high_pages);
 }
 
+std::string clamp_note(const model::Penalty& p) {
+  if (!p.clamped) return "";
+  if (p.unclamped_jiffies == UINT64_MAX) return " (clamped from 2^64 or more)";
+  return fmt::format(" (clamped from {})", p.unclamped_jiffies);
+}
+
 int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
   const model::Kernel k = o.kernel();
   model::Level memory{.usage = model::to_pages(bytes_of(a.usage), k),
@@ -74,7 +80,7 @@ int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
   fmt::print("usage {} against memory.high {}: {:.2f}% over\n", format_bytes(memory.usage * k.page_size),
              format_bytes(memory.high * k.page_size), over);
   fmt::print("penalty: {} jiffies = {:g} ms at HZ={} for {} pages, shift {}{}\n", p.jiffies, ms, k.hz,
-             a.pages, o.shift, p.clamped ? fmt::format(" (clamped from {})", p.unclamped_jiffies) : "");
+             a.pages, o.shift, clamp_note(p));
   if (p.sleeps) {
     fmt::print("sleeps: yes, {:g} ms typical on the timer wheel (more than {:g}, at most {:g} ms; steps of {:g} ms)\n",
                w.typical_ms, w.min_ms, w.max_ms, model::jiffies_to_ms(w.step_jiffies, k));
