@@ -24,8 +24,9 @@ namespace {
 using nlohmann::json;
 
 struct PenaltyArgs {
-  std::string usage, high, swap_usage, swap_high;
+  std::string usage, high, swap_usage, swap_high, op;
   uint32_t pages = 64;
+  std::optional<double> unthrottled_ms;
 };
 
 struct GrowArgs {
@@ -34,6 +35,18 @@ struct GrowArgs {
   uint32_t procs = 1;
 };
 
+// A validator for a decimal number in [lo, hi]: "'TEXT' is not WHAT".
+CLI::Validator number_in(double lo, double hi, std::string what, std::string name) {
+  return CLI::Validator(
+      [lo, hi, what](std::string& text) -> std::string {
+        double v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec == std::errc() && end == text.data() + text.size() && v >= lo && v <= hi) return {};
+        return fmt::format("'{}' is not {}", text, what);
+      },
+      name);
+}
+
 json wheel_json(const model::WheelSleep& w) {
   return {{"level", w.level},         {"step_jiffies", w.step_jiffies},
           {"min_jiffies", w.min_jiffies}, {"typical_jiffies", w.typical_jiffies},
@@ -41,15 +54,34 @@ json wheel_json(const model::WheelSleep& w) {
           {"typical_ms", w.typical_ms}, {"max_ms", w.max_ms}};
 }
 
-double percent_over(uint64_t usage_pages, uint64_t high_pages) {
-  if (usage_pages <= high_pages || high_pages == 0) return 0;
-  return 100.0 * static_cast<double>(usage_pages - high_pages) / static_cast<double>(high_pages);
-}
-
 std::string clamp_note(const model::Penalty& p) {
   if (!p.clamped) return "";
   if (p.unclamped_jiffies == UINT64_MAX) return " (clamped from 2^64 or more)";
   return fmt::format(" (clamped from {})", p.unclamped_jiffies);
+}
+
+// One operation of --op bytes at --usage, at one sleep per batch and per page
+// (memory only), and its slowdown against --unthrottled-ms.
+json op_costs(const ModelOptions& o, const PenaltyArgs& a) {
+  model::Throttle t{.kernel = o.kernel(), .high = bytes_of(a.high), .shift = o.shift};
+  const uint64_t usage = bytes_of(a.usage), bytes = bytes_of(a.op);
+  json out = {{"bytes", bytes}};
+  for (auto [name, k] : {std::pair{"per_batch", 1.0}, std::pair{"per_page", double(t.kernel.batch)}}) {
+    t.sleeps_per_batch = k;
+    json cost = {{"seconds", model::op_seconds(t, usage, bytes)}};
+    if (a.unthrottled_ms) cost["slowdown"] = model::slowdown(t, usage, bytes, *a.unthrottled_ms / 1000.0);
+    out[name] = cost;
+  }
+  return out;
+}
+
+void print_op(const json& op, const PenaltyArgs& a) {
+  fmt::print("one {} operation: {:.3f} s at one sleep per batch, {:.3f} s at one per page\n",
+             format_bytes(op["bytes"].get<uint64_t>()), op["per_batch"]["seconds"].get<double>(),
+             op["per_page"]["seconds"].get<double>());
+  if (a.unthrottled_ms)
+    fmt::print("slowdown against {:g} ms unthrottled: {:.0f}x per batch, {:.0f}x per page\n", *a.unthrottled_ms,
+               op["per_batch"]["slowdown"].get<double>(), op["per_page"]["slowdown"].get<double>());
 }
 
 int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
@@ -64,7 +96,7 @@ int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
       {.memory = {&memory, 1}, .swap = swap, .nr_pages = a.pages, .shift = o.shift}, k);
   const double ms = model::jiffies_to_ms(p.jiffies, k);
   const model::WheelSleep w = model::wheel_sleep(p.jiffies, k);
-  const double over = percent_over(memory.usage, memory.high);
+  const double over = model::over_percent(memory.usage, memory.high);
 
   if (o.json) {
     json out = {{"usage", memory.usage * k.page_size}, {"high", memory.high * k.page_size},
@@ -73,7 +105,8 @@ int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
                 {"unclamped_jiffies", p.unclamped_jiffies}, {"clamped", p.clamped},
                 {"sleeps", p.sleeps}, {"wheel", p.sleeps ? wheel_json(w) : json(nullptr)},
                 {"kernel_wraps", p.kernel_wraps}, {"kernel_penalty_jiffies", p.kernel_jiffies}};
-    if (!swap.empty()) out["swap_overage_percent"] = percent_over(swap[0].usage, swap[0].high);
+    if (!swap.empty()) out["swap_overage_percent"] = model::over_percent(swap[0].usage, swap[0].high);
+    if (!a.op.empty()) out["op"] = op_costs(o, a);
     fmt::print("{}\n", out.dump(2));
     return kOk;
   }
@@ -90,6 +123,7 @@ int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
   if (p.kernel_wraps)
     fmt::print("note: the kernel's 64-bit arithmetic wraps at this overage; it computes {} jiffies\n",
                p.kernel_jiffies);
+  if (!a.op.empty()) print_op(op_costs(o, a), a);
   return kOk;
 }
 
@@ -160,6 +194,10 @@ void add_penalty(CLI::App& app, ModelOptions& o, PenaltyArgs& a) {
   auto* sh = cmd->add_option("--swap-high", a.swap_high, "memory.swap.high")->check(size_validator({}));
   su->needs(sh);
   sh->needs(su);
+  auto* op = cmd->add_option("--op", a.op, "also the cost of one operation of this many bytes, e.g. 256K")
+                 ->check(size_validator({}));
+  cmd->add_option("--unthrottled-ms", a.unthrottled_ms, "the operation's latency without the limit, for the slowdown")
+      ->needs(op)->check(number_in(1e-9, 1e12, "a latency in ms above 0", "MS"));
   o.add_common(*cmd);
 }
 
@@ -171,14 +209,7 @@ void add_grow(CLI::App& app, ModelOptions& o, GrowArgs& a) {
   cmd->add_option("--sleeps-per-batch", a.k,
                   "k: 1 = one sleep per 64-page batch (the kernel's intent), 64 = one per page; "
                   "without it, both bounds")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            double k = 0;
-            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
-            if (ec == std::errc() && end == text.data() + text.size() && k >= 1 && k <= 64) return {};
-            return fmt::format("'{}' is not a number from 1 (one sleep per batch) to 64 (one per page)", text);
-          },
-          "K"));
+      ->check(number_in(1, 64, "a number from 1 (one sleep per batch) to 64 (one per page)", "K"));
   cmd->add_option("--procs", a.procs, "processes allocating at once")->capture_default_str()
       ->check(CLI::Range(1u, 1u << 20));
   o.add_common(*cmd);

@@ -56,6 +56,12 @@ uint64_t overage(uint64_t usage, uint64_t high) {
   return ov > kSat ? kSat : static_cast<uint64_t>(ov);
 }
 
+double over_percent(uint64_t usage, uint64_t high) {
+  if (usage <= high) return 0;
+  high = std::max<uint64_t>(high, 1);
+  return 100.0 * static_cast<double>(usage - high) / static_cast<double>(high);
+}
+
 uint64_t max_overage(std::span<const Level> levels) {
   uint64_t best = 0;
   for (const auto& l : levels) best = std::max(best, overage(l.usage, l.high));

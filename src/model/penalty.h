@@ -53,6 +53,10 @@ constexpr uint64_t to_pages(uint64_t bytes, const Kernel& k) { return bytes / k.
 // calculate_overage: (usage - high) / high in 2^-20 units; saturates.
 uint64_t overage(uint64_t usage_pages, uint64_t high_pages);
 
+// (usage - high) / high in percent, for people (high taken as >= 1 page
+// like the kernel does); 0 when usage <= high.
+double over_percent(uint64_t usage_pages, uint64_t high_pages);
+
 // mem_find_max_overage / swap_find_max_overage over the given levels.
 uint64_t max_overage(std::span<const Level> levels);
 
