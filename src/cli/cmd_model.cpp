@@ -134,52 +134,63 @@ json growth_json(const model::Growth& g) {
   return out;
 }
 
+// grow's answer: at k (1 unless given), with the timer wheel's rounding, and
+// both bounds when k was not given.
+json grow_json(const ModelOptions& o, const GrowArgs& a, uint64_t from, uint64_t to) {
+  model::Throttle t{.kernel = o.kernel(), .high = bytes_of(a.high), .shift = o.shift,
+                    .sleeps_per_batch = a.k.value_or(1), .procs = a.procs};
+  json out = growth_json(model::grow(t, from, to));
+  model::Throttle wheel = t;
+  wheel.wheel = true;
+  out["seconds_wheel"] = model::grow(wheel, from, to).seconds;
+  out["sleeps_per_batch"] = t.sleeps_per_batch;
+  out["from"] = from, out["to"] = to, out["high"] = t.high;
+  out["procs"] = a.procs, out["hz"] = t.kernel.hz, out["shift"] = o.shift, out["batch"] = t.kernel.batch;
+  if (!a.k) {
+    out["per_batch"] = growth_json(model::grow(t, from, to));
+    t.sleeps_per_batch = t.kernel.batch;
+    out["per_page"] = growth_json(model::grow(t, from, to));
+  }
+  return out;
+}
+
+void print_grow(const json& g) {
+  const auto procs = g["procs"].get<uint32_t>();
+  fmt::print("from {} to {} with memory.high {} (HZ={}, shift {}, {} process{}):\n",
+             format_bytes(g["from"].get<uint64_t>()), format_bytes(g["to"].get<uint64_t>()),
+             format_bytes(g["high"].get<uint64_t>()), g["hz"].get<uint32_t>(), g["shift"].get<uint32_t>(), procs,
+             procs == 1 ? "" : "es");
+  if (g["throttled_from"].is_null()) {
+    fmt::print("  no sleep anywhere in this range: the throttle costs nothing\n");
+    return;
+  }
+  fmt::print("  sleeping starts at {}{}\n", format_bytes(g["throttled_from"].get<uint64_t>()),
+             g["capped_from"].is_null() ? ""
+                                        : fmt::format(", the 2 s cap from {}", format_bytes(g["capped_from"].get<uint64_t>())));
+  auto line = [](std::string_view label, const json& r) {
+    fmt::print("  {:<28} {:.1f} s ({} sleeps)\n", label, r["seconds"].get<double>(), r["sleeps"].get<uint64_t>());
+  };
+  if (g.contains("per_page")) {
+    line(fmt::format("one sleep per {}-page batch:", g["batch"].get<uint32_t>()), g["per_batch"]);
+    line("one sleep per page:", g["per_page"]);
+  } else {
+    fmt::print("  {:g} sleeps per batch: {:.1f} s ({} sleeps; {:.1f} s with timer-wheel rounding)\n",
+               g["sleeps_per_batch"].get<double>(), g["seconds"].get<double>(), g["sleeps"].get<uint64_t>(),
+               g["seconds_wheel"].get<double>());
+  }
+}
+
 int run_grow(const ModelOptions& o, const GrowArgs& a) {
   const uint64_t from = bytes_of(a.from), to = bytes_of(a.to);
   if (to <= from) {
     print_error(fmt::format("nothing to grow: --to {} is not above --from {}", a.to, a.from));
     return kUsage;
   }
-  model::Throttle t{.kernel = o.kernel(), .high = bytes_of(a.high), .shift = o.shift,
-                    .sleeps_per_batch = a.k.value_or(1), .procs = a.procs};
-  model::Growth g = model::grow(t, from, to);
-  model::Throttle wheel = t;
-  wheel.wheel = true;
-  const double wheel_seconds = model::grow(wheel, from, to).seconds;
-  std::optional<model::Growth> per_batch, per_page;
-  if (!a.k) {
-    per_batch = g;
-    t.sleeps_per_batch = t.kernel.batch;
-    per_page = model::grow(t, from, to);
-  }
+  json out = grow_json(o, a, from, to);
   if (o.json) {
-    json out = growth_json(g);
-    out["seconds_wheel"] = wheel_seconds;
-    out["sleeps_per_batch"] = a.k.value_or(1);
-    out["procs"] = a.procs;
-    out["hz"] = t.kernel.hz;
-    out["shift"] = o.shift;
-    if (per_page) {
-      out["per_batch"] = growth_json(*per_batch);
-      out["per_page"] = growth_json(*per_page);
-    }
     fmt::print("{}\n", out.dump(2));
-    return kOk;
-  }
-  fmt::print("from {} to {} with memory.high {} (HZ={}, shift {}, {} process{}):\n", format_bytes(from),
-             format_bytes(to), format_bytes(t.high), t.kernel.hz, o.shift, a.procs, a.procs == 1 ? "" : "es");
-  if (!g.throttled_from) {
-    fmt::print("  no sleep anywhere in this range: the throttle costs nothing\n");
-    return kOk;
-  }
-  fmt::print("  sleeping starts at {}{}\n", format_bytes(*g.throttled_from),
-             g.capped_from ? fmt::format(", the 2 s cap from {}", format_bytes(*g.capped_from)) : "");
-  if (per_page) {
-    fmt::print("  one sleep per 64-page batch: {:.1f} s ({} sleeps)\n", per_batch->seconds, per_batch->sleeps);
-    fmt::print("  one sleep per page:          {:.1f} s ({} sleeps)\n", per_page->seconds, per_page->sleeps);
   } else {
-    fmt::print("  {:g} sleeps per batch: {:.1f} s ({} sleeps; {:.1f} s with timer-wheel rounding)\n", *a.k,
-               g.seconds, g.sleeps, wheel_seconds);
+    print_grow(out);
   }
   return kOk;
 }

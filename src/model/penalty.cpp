@@ -107,6 +107,11 @@ Penalty penalty(uint64_t usage_pages, uint64_t high_pages, const Kernel& k, uint
   return penalty(PenaltyInput{.memory = {&level, 1}, .nr_pages = nr_pages, .shift = shift}, k);
 }
 
+std::optional<uint64_t> sleeps_from_high_events(uint64_t rise) {
+  if (rise % kHighEventsPerSleep != 0) return std::nullopt;
+  return rise / kHighEventsPerSleep;
+}
+
 double jiffies_to_ms(uint64_t jiffies, const Kernel& k) {
   return static_cast<double>(jiffies) * 1000.0 / static_cast<double>(k.hz);
 }
