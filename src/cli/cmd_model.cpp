@@ -54,12 +54,6 @@ json wheel_json(const model::WheelSleep& w) {
           {"typical_ms", w.typical_ms}, {"max_ms", w.max_ms}};
 }
 
-std::string clamp_note(const model::Penalty& p) {
-  if (!p.clamped) return "";
-  if (p.unclamped_jiffies == UINT64_MAX) return " (clamped from 2^64 or more)";
-  return fmt::format(" (clamped from {})", p.unclamped_jiffies);
-}
-
 // One operation of --op bytes at --usage, at one sleep per batch and per page
 // (memory only), and its slowdown against --unthrottled-ms.
 json op_costs(const ModelOptions& o, const PenaltyArgs& a) {
@@ -84,7 +78,8 @@ void print_op(const json& op, const PenaltyArgs& a) {
                op["per_batch"]["slowdown"].get<double>(), op["per_page"]["slowdown"].get<double>());
 }
 
-int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
+// The penalty's answer as JSON (the readable output is printed from it).
+json penalty_json(const ModelOptions& o, const PenaltyArgs& a) {
   const model::Kernel k = o.kernel();
   model::Level memory{.usage = model::to_pages(bytes_of(a.usage), k),
                       .high = model::to_pages(bytes_of(a.high), k)};
@@ -94,36 +89,48 @@ int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
                     .high = model::to_pages(bytes_of(a.swap_high), k)});
   model::Penalty p = model::penalty(
       {.memory = {&memory, 1}, .swap = swap, .nr_pages = a.pages, .shift = o.shift}, k);
-  const double ms = model::jiffies_to_ms(p.jiffies, k);
-  const model::WheelSleep w = model::wheel_sleep(p.jiffies, k);
-  const double over = model::over_percent(memory.usage, memory.high);
+  json out = {{"usage", memory.usage * k.page_size}, {"high", memory.high * k.page_size},
+              {"hz", k.hz}, {"nr_pages", a.pages}, {"shift", o.shift},
+              {"overage_percent", model::over_percent(memory.usage, memory.high)},
+              {"penalty_jiffies", p.jiffies}, {"penalty_ms", model::jiffies_to_ms(p.jiffies, k)},
+              {"unclamped_jiffies", p.unclamped_jiffies}, {"clamped", p.clamped}, {"sleeps", p.sleeps},
+              {"wheel", p.sleeps ? wheel_json(model::wheel_sleep(p.jiffies, k)) : json(nullptr)},
+              {"kernel_wraps", p.kernel_wraps}, {"kernel_penalty_jiffies", p.kernel_jiffies}};
+  if (!swap.empty()) out["swap_overage_percent"] = model::over_percent(swap[0].usage, swap[0].high);
+  if (!a.op.empty()) out["op"] = op_costs(o, a);
+  return out;
+}
 
-  if (o.json) {
-    json out = {{"usage", memory.usage * k.page_size}, {"high", memory.high * k.page_size},
-                {"hz", k.hz}, {"nr_pages", a.pages}, {"shift", o.shift},
-                {"overage_percent", over}, {"penalty_jiffies", p.jiffies}, {"penalty_ms", ms},
-                {"unclamped_jiffies", p.unclamped_jiffies}, {"clamped", p.clamped},
-                {"sleeps", p.sleeps}, {"wheel", p.sleeps ? wheel_json(w) : json(nullptr)},
-                {"kernel_wraps", p.kernel_wraps}, {"kernel_penalty_jiffies", p.kernel_jiffies}};
-    if (!swap.empty()) out["swap_overage_percent"] = model::over_percent(swap[0].usage, swap[0].high);
-    if (!a.op.empty()) out["op"] = op_costs(o, a);
-    fmt::print("{}\n", out.dump(2));
-    return kOk;
-  }
-  fmt::print("usage {} against memory.high {}: {:.2f}% over\n", format_bytes(memory.usage * k.page_size),
-             format_bytes(memory.high * k.page_size), over);
-  fmt::print("penalty: {} jiffies = {:g} ms at HZ={} for {} pages, shift {}{}\n", p.jiffies, ms, k.hz,
-             a.pages, o.shift, clamp_note(p));
-  if (p.sleeps) {
+void print_penalty(const json& j, const PenaltyArgs& a) {
+  const auto hz = j["hz"].get<uint32_t>();
+  const auto unclamped = j["unclamped_jiffies"].get<uint64_t>();
+  fmt::print("usage {} against memory.high {}: {:.2f}% over\n", format_bytes(j["usage"].get<uint64_t>()),
+             format_bytes(j["high"].get<uint64_t>()), j["overage_percent"].get<double>());
+  std::string clamp = !j["clamped"].get<bool>() ? ""
+                      : unclamped == UINT64_MAX ? " (clamped from 2^64 or more)"
+                                                : fmt::format(" (clamped from {})", unclamped);
+  fmt::print("penalty: {} jiffies = {:g} ms at HZ={} for {} pages, shift {}{}\n", j["penalty_jiffies"].get<uint64_t>(),
+             j["penalty_ms"].get<double>(), hz, a.pages, j["shift"].get<uint32_t>(), clamp);
+  if (const json& w = j["wheel"]; !w.is_null()) {
     fmt::print("sleeps: yes, {:g} ms typical on the timer wheel (more than {:g}, at most {:g} ms; steps of {:g} ms)\n",
-               w.typical_ms, w.min_ms, w.max_ms, model::jiffies_to_ms(w.step_jiffies, k));
+               w["typical_ms"].get<double>(), w["min_ms"].get<double>(), w["max_ms"].get<double>(),
+               w["step_jiffies"].get<double>() * 1000.0 / hz);
   } else {
-    fmt::print("sleeps: no (the kernel skips a penalty of {} jiffies or less)\n", k.hz / 100);
+    fmt::print("sleeps: no (the kernel skips a penalty of {} jiffies or less)\n", hz / 100);
   }
-  if (p.kernel_wraps)
+  if (j["kernel_wraps"].get<bool>())
     fmt::print("note: the kernel's 64-bit arithmetic wraps at this overage; it computes {} jiffies\n",
-               p.kernel_jiffies);
-  if (!a.op.empty()) print_op(op_costs(o, a), a);
+               j["kernel_penalty_jiffies"].get<uint64_t>());
+  if (j.contains("op")) print_op(j["op"], a);
+}
+
+int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
+  json out = penalty_json(o, a);
+  if (o.json) {
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    print_penalty(out, a);
+  }
   return kOk;
 }
 

@@ -123,6 +123,19 @@ TEST(CliModel, TableOverShiftUsageAndK) {
   EXPECT_TRUE(saw_start);
 }
 
+TEST(CliModel, ReadablePenalty) {
+  Output o = run("model penalty --usage 242M --high 241590272");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_EQ(o.out,
+            "usage 242MiB against memory.high 230.4MiB: 5.04% over\n"
+            "penalty: 162 jiffies = 162 ms at HZ=1000 for 64 pages, shift 0\n"
+            "sleeps: yes, 168 ms typical on the timer wheel (more than 162, at most 170 ms; steps of 8 ms)\n");
+  Output capped = run("model penalty --usage 1G --high 1M");
+  EXPECT_NE(capped.out.find("(clamped from 2^64 or more)"), std::string::npos);
+  EXPECT_NE(capped.out.find("note: the kernel's 64-bit arithmetic wraps at this overage; it computes 2000 jiffies"),
+            std::string::npos);
+}
+
 TEST(CliModel, ReadableOutput) {
   Output o = run("model grow --from 233.4MiB --to 256M --high 241590272");
   EXPECT_EQ(o.code, 0);
