@@ -16,6 +16,7 @@ constexpr Command kCommands[] = {
     {"run", "run the workload in a new cgroup with limits, sample it, record a run directory", run_run},
     {"gc", "remove cgroups that a killed `cgmem run` left behind", run_gc},
     {"vm", "run a cgmem command in a VM with a real kernel (QEMU)", run_vm},
+    {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
 };
 
 // Levenshtein distance, for "did you mean".

@@ -11,5 +11,6 @@ int run_workload(std::span<char*> args);
 int run_run(std::span<char*> args);
 int run_gc(std::span<char*> args);
 int run_vm(std::span<char*> args);
+int run_model(std::span<char*> args);
 
 }  // namespace cgmem::cli
