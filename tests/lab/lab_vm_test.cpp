@@ -1,0 +1,161 @@
+// Checks on what tests/lab/vm/scenarios.sh brought back from one boot of the
+// real 6.12 kernel (the CTest fixture lab_vm_boot): each scenario's run
+// directory is CGMEM_LAB_VM_OUT/NAME/, read as docs/run-format.md says.
+// Scaled from the study: memory.max 32 MiB, memory.high 28.8 MiB (90%).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/penalty.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(std::string(CGMEM_LAB_VM_OUT) + "/" + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+json read_json(const std::string& path) { return json::parse(slurp(path), nullptr, false); }
+
+std::vector<json> read_lines(const std::string& path) {
+  std::vector<json> out;
+  std::istringstream in(slurp(path));
+  for (std::string line; std::getline(in, line);) {
+    auto j = json::parse(line, nullptr, false);
+    if (!j.is_discarded()) out.push_back(j);
+  }
+  return out;
+}
+
+struct RunDirFiles {
+  json meta, outcome;
+  std::vector<json> ops, samples;
+};
+
+RunDirFiles load(const std::string& name) {
+  RunDirFiles run{read_json(name + "/meta.json"), read_json(name + "/outcome.json"),
+          read_lines(name + "/ops.jsonl"), read_lines(name + "/samples.jsonl")};
+  EXPECT_TRUE(run.outcome.is_object()) << name << ": no outcome.json; stderr: " << slurp(name + ".err");
+  EXPECT_TRUE(run.meta.is_object()) << name << ": no meta.json";
+  return run;
+}
+
+TEST(LabVm, AnonOverWithMaxOnlyIsOomKilledWithin5s) {
+  RunDirFiles run = load("anon-over-max");
+  EXPECT_EQ(slurp("anon-over-max.status"), "0\n");
+  EXPECT_EQ(run.meta["limits"]["max"], 33554432);
+  EXPECT_EQ(run.outcome["status"], "oom_killed");
+  EXPECT_EQ(run.outcome["signal"], 9);
+  EXPECT_LT(run.outcome["time_to_kill_s"].get<double>(), 5.0);
+  EXPECT_GT(run.outcome["events"]["max"].get<uint64_t>(), 0u);
+  EXPECT_EQ(run.outcome["events"]["oom_kill"], 1);
+  EXPECT_NE(slurp("anon-over-max/kernel.log").find("oom_memcg=/cgmem/anon-over-max"),
+            std::string::npos);
+  EXPECT_FALSE(run.ops.empty());
+  EXPECT_FALSE(run.samples.empty());
+}
+
+TEST(LabVm, AnonOverWithHighOnlyIsThrottledNotKilled) {
+  RunDirFiles run = load("anon-over-high");
+  EXPECT_EQ(run.meta["limits"]["high"], 30195712);  // 28.8 MiB, page-rounded by the kernel
+  EXPECT_EQ(run.outcome["status"], "cap");
+  EXPECT_EQ(run.outcome["events"]["oom_kill"], 0);
+  ASSERT_FALSE(run.samples.empty());
+  EXPECT_GT(run.samples.back()["memory_current"].get<uint64_t>(), 30195712u);
+  ASSERT_GE(run.ops.size(), 2u);
+  EXPECT_GT(run.ops.back()["high_after"].get<uint64_t>(), run.ops.front()["high_before"].get<uint64_t>());
+}
+
+TEST(LabVm, AnonFitWithMaxOnlyFinishesEveryChurnOp) {
+  RunDirFiles run = load("anon-fit-max");
+  EXPECT_EQ(run.outcome["status"], "exited");
+  EXPECT_EQ(run.outcome["exit_code"], 0);
+  auto churn = std::count_if(run.ops.begin(), run.ops.end(),
+                             [](const json& op) { return op["phase"] == "churn"; });
+  EXPECT_EQ(churn, 50);
+  EXPECT_EQ(run.outcome["events"]["max"], 0);
+  std::cout << "anon-fit-max: peak " << run.outcome["peak_bytes"] << " bytes\n";
+}
+
+TEST(LabVm, FileOverWithBothIsNotKilledAndStaysUnderMax) {
+  RunDirFiles run = load("file-over-both");
+  EXPECT_EQ(run.outcome["status"], "exited");
+  EXPECT_EQ(run.outcome["events"]["oom_kill"], 0);
+  ASSERT_FALSE(run.samples.empty());
+  for (const auto& sample : run.samples)
+    ASSERT_LE(sample["memory_current"].get<uint64_t>(), 33554432u);
+  for (const auto& op : run.ops) ASSERT_LE(op["current_after"].get<uint64_t>(), 33554432u);
+  EXPECT_EQ(run.ops.size(), 160u + 100u);
+}
+
+// Sleeps per throttled op (rise of the high counter / 17) over the ops whose
+// formula sleep at their memory.current is 50 ms or more; ops whose rise is
+// not a multiple of 17 are left out, as the study did.
+double median_sleeps(const RunDirFiles& run) {
+  cgmem::model::Kernel kernel{.hz = run.meta["host"]["hz"].is_number() ? run.meta["host"]["hz"].get<uint32_t>() : 250};
+  uint64_t high_pages = run.meta["limits"]["high"].get<uint64_t>() / kernel.page_size;
+  std::vector<uint64_t> sleeps;
+  for (const auto& op : run.ops) {
+    uint64_t usage_pages = op["current_before"].get<uint64_t>() / kernel.page_size;
+    auto p = cgmem::model::penalty(usage_pages, high_pages, kernel);
+    if (cgmem::model::jiffies_to_ms(p.jiffies, kernel) < 50.0) continue;
+    auto n = cgmem::model::sleeps_from_high_events(op["high_after"].get<uint64_t>() -
+                                            op["high_before"].get<uint64_t>());
+    if (n) sleeps.push_back(*n);
+  }
+  EXPECT_GE(sleeps.size(), 3u) << "too few throttled ops to take a median";
+  if (sleeps.empty()) return -1;
+  std::sort(sleeps.begin(), sleeps.end());
+  size_t mid = sleeps.size() / 2;
+  return sleeps.size() % 2 ? double(sleeps[mid]) : (sleeps[mid - 1] + sleeps[mid]) / 2.0;
+}
+
+TEST(LabVm, DefaultSamplerKeepsOneSleepPerBatch) {
+  RunDirFiles run = load("sleeps-default");
+  EXPECT_EQ(run.meta["spec"]["cpu"], 0);
+  EXPECT_EQ(run.meta["spec"]["sampler_cpu"], 1);
+  double median = median_sleeps(run);
+  std::cout << "sleeps-default: median sleeps per throttled op " << median << "\n";
+  RecordProperty("median_sleeps", std::to_string(median));
+  EXPECT_GE(median, 1.0);
+  EXPECT_LE(median, 2.0);
+}
+
+TEST(LabVm, NeighbourOnTheWorkloadsCpuMakesItOneSleepPerPage) {
+  RunDirFiles run = load("sleeps-neighbour");
+  EXPECT_EQ(run.meta["spec"]["neighbour_interval_ms"], 100.0);
+  double median = median_sleeps(run);
+  std::cout << "sleeps-neighbour: median sleeps per throttled op " << median << "\n";
+  RecordProperty("median_sleeps", std::to_string(median));
+  EXPECT_GE(median, 32.0);
+}
+
+TEST(LabVm, SigintKillsTheWorkloadAndRemovesTheCgroup) {
+  RunDirFiles run = load("interrupted");
+  EXPECT_EQ(slurp("interrupted.status"), "130\n");
+  EXPECT_EQ(run.outcome["status"], "interrupted");
+  EXPECT_EQ(run.outcome["signal"], 9);
+}
+
+TEST(LabVm, GcRemovesWhatAKilledDriverLeftAndNothingElse) {
+  EXPECT_EQ(slurp("gc-before.txt"), "killed\nnot-cgmems\n");
+  EXPECT_EQ(slurp("gc.status"), "0\n") << slurp("gc.err");
+  auto gc = read_json("gc.json");
+  ASSERT_EQ(gc["cgroups"].size(), 1u) << gc.dump();
+  EXPECT_EQ(gc["cgroups"][0]["cgroup"], "/sys/fs/cgroup/cgmem/killed");
+  EXPECT_EQ(gc["cgroups"][0]["action"], "removed");
+  EXPECT_EQ(slurp("gc-after.txt"), "not-cgmems\n");
+  EXPECT_FALSE(read_json("killed/outcome.json").is_object());  // the driver died first
+}
+
+}  // namespace
