@@ -114,6 +114,7 @@ class Experiment {
   Result<void> write_meta();
   Result<void> start();
   void loop();
+  void sample(uint64_t now, Progress& progress);
   bool reap_workload(bool block);
   void stop_workload();
   void finish();
@@ -310,34 +311,42 @@ void Experiment::stop_workload() {
   reap_workload(true);
 }
 
+// One tick: a line in samples.jsonl, and the progress line when due.
+void Experiment::sample(uint64_t now, Progress& progress) {
+  auto tick = sampler_->tick(now, samples_fd_);
+  if (!tick) {
+    facts_.errors.push_back(tick.error().message());
+    return;
+  }
+  ++samples_;
+  progress.update(now, *tick);
+}
+
 void Experiment::loop() {
-  Progress progress(o_.quiet, ops_fd_ >= 0 ? dir_->file(kOpsFile) : "", facts_.started_ns);
+  Progress progress(o_.quiet, dir_->file(kOpsFile), facts_.started_ns);
   uint64_t cap_at = facts_.started_ns + o_.cap_ns;
   uint64_t next = facts_.started_ns;
   for (;;) {
-    if (g_stop_signal != 0) {
-      facts_.interrupted = true;
-      facts_.ended_ns = now_ns();
-      stop_workload();
-      return;
-    }
     if (reap_workload(false)) {
       facts_.ended_ns = now_ns();
+      sample(facts_.ended_ns, progress);  // the counters after the end
       return;
     }
     uint64_t now = now_ns();
-    if (now >= cap_at) {
-      facts_.stopped_at_cap = true;
+    // Stopped by a signal or the cap: the last tick sees the workload as it
+    // was, then it is killed.
+    if (g_stop_signal != 0 || now >= cap_at) {
+      facts_.interrupted = g_stop_signal != 0;
+      facts_.stopped_at_cap = !facts_.interrupted;
       facts_.ended_ns = now;
+      sample(now, progress);
       stop_workload();
       return;
     }
     if (now >= next) {
-      auto tick = sampler_->tick(now, samples_fd_);
-      if (tick) ++samples_, progress.update(now, *tick);
-      else facts_.errors.push_back(tick.error().message());
+      sample(now, progress);
       next += o_.interval_ns;
-      if (next <= now) next = now + o_.interval_ns;  // we fell behind: skip, don't burst
+      if (next <= now) next = now + o_.interval_ns;  // fell behind: skip, never burst
     }
     sleep_until(std::min(next, cap_at));
   }
@@ -357,7 +366,6 @@ void Experiment::remove_cgroups() {
 
 void Experiment::finish() {
   if (neighbour_ > 0) ::kill(neighbour_, SIGKILL), ::waitpid(neighbour_, nullptr, 0);
-  if (auto tick = sampler_->tick(now_ns(), samples_fd_); tick) ++samples_;
   std::string rel = cg_->path().starts_with(s_.cgroup2_mount)
                         ? cg_->path().substr(s_.cgroup2_mount.size())
                         : "/" + o_.name;

@@ -23,7 +23,7 @@ run file-over-both --max $M --high $H --cap 40 -- --target 40M --file file-over.
 rm -f file-over.data
 # The study's two regimes of sleeps per throttled op.
 run sleeps-default --high $H --cap 15 -- --target 40M
-run sleeps-neighbour --high $H --cap 20 --neighbour 100ms -- --target 40M
+run sleeps-neighbour --high $H --cap 50 --neighbour 100ms -- --target 40M
 
 # SIGINT to the driver: the workload is killed, outcome "interrupted", the
 # cgroup removed.
