@@ -176,6 +176,17 @@ TEST_F(HandleTest, SetIoMaxWritesOneLineAndReadsTheDeviceBack) {
   EXPECT_EQ(other->rbps, Limit::max());
 }
 
+TEST_F(HandleTest, AnUnknownDeviceInIoMaxHasAHint) {
+  Cgroup run = child();
+  effects.refusals = {{"io.max", ENODEV}};
+  auto got = run.set_io_max(IoMax{.device = {0, 45}, .rbps = Limit::of(1048576)});
+  ASSERT_FALSE(got.has_value());
+  EXPECT_EQ(got.error().message(),
+            "write '0:45 rbps=1048576': " + run.path() +
+                "/io.max: No such device (io.max takes the MAJ:MIN of a whole disk the kernel "
+                "knows (io_device_for(path) finds it), and byte or I/O rates as numbers or max)");
+}
+
 TEST_F(HandleTest, ReadsTheFilesTheSamplerWants) {
   auto run = Cgroup::open(dir.copy_fixture("cgroup-v2-6.12-throttled/lab-run1", "lab-run1"), effects);
   ASSERT_TRUE(run.has_value());
