@@ -327,17 +327,25 @@ void Experiment::loop() {
   uint64_t cap_at = facts_.started_ns + o_.cap_ns;
   uint64_t next = facts_.started_ns;
   for (;;) {
-    if (reap_workload(false)) {
-      facts_.ended_ns = now_ns();
-      sample(facts_.ended_ns, progress);  // the counters after the end
+    bool reaped = reap_workload(false);
+    uint64_t now = now_ns();
+    // Ctrl-C reaches the workload too (same process group): a signal to the
+    // driver is an interruption even when the workload died of it first.
+    if (g_stop_signal != 0) {
+      facts_.interrupted = true;
+      facts_.ended_ns = now;
+      sample(now, progress);
+      if (!reaped) stop_workload();
       return;
     }
-    uint64_t now = now_ns();
-    // Stopped by a signal or the cap: the last tick sees the workload as it
-    // was, then it is killed.
-    if (g_stop_signal != 0 || now >= cap_at) {
-      facts_.interrupted = g_stop_signal != 0;
-      facts_.stopped_at_cap = !facts_.interrupted;
+    if (reaped) {
+      facts_.ended_ns = now;
+      sample(now, progress);  // the counters after the end
+      return;
+    }
+    // At the cap the last tick sees the workload as it was, then it is killed.
+    if (now >= cap_at) {
+      facts_.stopped_at_cap = true;
       facts_.ended_ns = now;
       sample(now, progress);
       stop_workload();
