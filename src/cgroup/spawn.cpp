@@ -16,6 +16,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "cgroup/cgroup.h"
 #include "cgroup/files.h"
@@ -52,9 +53,12 @@ bool join_by_pid(int procs_fd) {
   const int targets[3] = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO};
   const int sources[3] = {options.stdin_fd, options.stdout_fd, options.stderr_fd};
   for (int i = 0; i < 3; ++i) {
-    if (sources[i] >= 0 && sources[i] != targets[i] && ::dup2(sources[i], targets[i]) < 0) {
-      child_fail(pipe_fd, kRedirect);
-    }
+    if (sources[i] < 0) continue;
+    // dup2 clears close-on-exec on the copy; an fd already in place keeps
+    // its flags, so clear the flag there.
+    int ok = sources[i] == targets[i] ? ::fcntl(targets[i], F_SETFD, 0)
+                                      : ::dup2(sources[i], targets[i]);
+    if (ok < 0) child_fail(pipe_fd, kRedirect);
   }
   if (procs_fd >= 0 && !join_by_pid(procs_fd)) child_fail(pipe_fd, kJoin);
   ::execvp(argv[0], argv);
@@ -77,15 +81,27 @@ std::string stage_text(int stage) {
                             : "exec";
 }
 
+// Waits for the child's report: EOF means exec succeeded.
+std::optional<Report> read_report(int pipe_fd) {
+  Report report;
+  ssize_t n;
+  do {
+    n = ::read(pipe_fd, &report, sizeof report);
+  } while (n < 0 && errno == EINTR);
+  if (n == sizeof report) return report;
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<pid_t> Cgroup::spawn(const SpawnOptions& options, SpawnMethod* method) const {
   if (options.argv.empty()) return fail("spawn: no command given");
+  const std::string& program = options.argv[0];
   std::vector<char*> argv;
   for (const auto& arg : options.argv) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return sys_error("spawn: create a pipe");
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return sys_error("spawn " + program + ": create a pipe");
 
   SpawnMethod used = SpawnMethod::kCloneIntoCgroup;
   int procs_fd = -1;
@@ -93,32 +109,26 @@ Result<pid_t> Cgroup::spawn(const SpawnOptions& options, SpawnMethod* method) co
   if (pid < 0 && clone3_unusable(errno)) {
     used = SpawnMethod::kForkAndMove;
     procs_fd = ::openat(fd_, files::kCgroupProcs, O_WRONLY | O_CLOEXEC);
-    if (procs_fd < 0) {
-      auto error = sys_error("spawn " + options.argv[0] + ": open", file_path(files::kCgroupProcs));
-      ::close(pipe_fds[0]), ::close(pipe_fds[1]);
-      return error;
-    }
-    pid = ::fork();
+    pid = procs_fd < 0 ? -1 : ::fork();
   }
   if (pid == 0) child_main(options, argv.data(), pipe_fds[1], procs_fd);
-  int fork_errno = errno;
+  int saved = errno;
   ::close(pipe_fds[1]);
   if (procs_fd >= 0) ::close(procs_fd);
   if (pid < 0) {
     ::close(pipe_fds[0]);
-    errno = fork_errno;
-    return sys_error("spawn " + options.argv[0] + " in", path_);
+    errno = saved;
+    if (used == SpawnMethod::kForkAndMove && procs_fd < 0) {
+      return sys_error("spawn " + program + ": open", file_path(files::kCgroupProcs));
+    }
+    return sys_error("spawn " + program + " in", path_);
   }
-  Report report;
-  ssize_t n;
-  do {
-    n = ::read(pipe_fds[0], &report, sizeof report);
-  } while (n < 0 && errno == EINTR);
+  auto report = read_report(pipe_fds[0]);
   ::close(pipe_fds[0]);
-  if (n == sizeof report) {
+  if (report) {
     ::waitpid(pid, nullptr, 0);
-    return std::unexpected(Error{"spawn " + options.argv[0] + ": " + stage_text(report.stage),
-                                 report.err, path_, ""});
+    return std::unexpected(Error{"spawn " + program + ": " + stage_text(report->stage),
+                                 report->err, path_, ""});
   }
   if (method) *method = used;
   return pid;
