@@ -23,12 +23,18 @@ using namespace cgmem::vm;
 
 namespace {
 
-fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("cgmem-vm-unit-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+// A fresh directory, removed when the test ends (passed or not).
+struct TempDir {
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() / ("cgmem-vm-unit-" + name + "-" + std::to_string(getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  fs::path operator/(const std::string& name) const { return path / name; }
+  std::string string() const { return path.string(); }
+  fs::path path;
+};
 
 void write(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
@@ -52,7 +58,7 @@ TEST(Cpio, EntryLayoutIsNewc) {
 }
 
 TEST(Cpio, SystemCpioReadsItBack) {
-  auto dir = temp_dir("cpio");
+  TempDir dir("cpio");
   CpioWriter cpio;
   cpio.directory("bin");
   cpio.file("bin/tool", "#!/bin/sh\necho hi\n", 0755);
@@ -63,14 +69,13 @@ TEST(Cpio, SystemCpioReadsItBack) {
   ASSERT_TRUE(listed.has_value());
   EXPECT_EQ(listed->exit_code, 0);
   EXPECT_EQ(listed->output, "bin\nbin/tool\nbin/sh\n#!/bin/sh\necho hi\n");
-  fs::remove_all(dir);
 }
 
 TEST(Initramfs, SameInputsSameBytesAndTheExpectedFiles) {
   GuestFiles files{.busybox = "BB", .cgmem = "CG", .modules = {{"virtio_blk", "KO"}}, .config = "CONFIG_HZ=250\n"};
   std::string one = initramfs_archive(files), two = initramfs_archive(files);
   EXPECT_EQ(one, two);
-  auto dir = temp_dir("initramfs");
+  TempDir dir("initramfs");
   write(dir / "i.cpio", one);
   auto listed = run_program({"sh", "-c", "cpio -it --quiet < i.cpio"}, dir.string());
   ASSERT_TRUE(listed.has_value());
@@ -78,7 +83,6 @@ TEST(Initramfs, SameInputsSameBytesAndTheExpectedFiles) {
             "bin\nboot\ndev\nlib\nlib/modules\nproc\nsys\ntmp\nvm\ninit\nbin/busybox\nbin/sh\nbin/cgmem\n"
             "lib/modules/virtio_blk.ko\nlib/modules/order\nboot/config\n");
   EXPECT_EQ(guest_init_script().substr(0, 18), "#!/bin/busybox sh\n");
-  fs::remove_all(dir);
 }
 
 TEST(Process, ShellQuote) {
@@ -192,7 +196,7 @@ TEST(Modules, DependsFromModinfo) {
 }
 
 TEST(Modules, ResolvedDependenciesFirstAndDecompressed) {
-  auto dir = temp_dir("modules");
+  TempDir dir("modules");
   fs::create_directories(dir / "kernel/drivers/block/zram");
   fs::create_directories(dir / "kernel/mm");
   write(dir / "kernel/drivers/block/virtio_blk.ko", fake_module(""));
@@ -213,7 +217,6 @@ TEST(Modules, ResolvedDependenciesFirstAndDecompressed) {
   auto missing = resolve_modules(*index_modules(dir.string()), {"zram"});
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error().message(), "the kernel has no module lz4_compress (needed by zram)");
-  fs::remove_all(dir);
 }
 
 TEST(Session, CommandScriptQuotesTheInnerCommand) {
@@ -263,7 +266,7 @@ TEST(Locate, ExplicitDynamicCgmemIsRefused) {
 }
 
 TEST(Locate, StaticBuildNextToTheBuildTree) {
-  auto dir = temp_dir("locate");
+  TempDir dir("locate");
   fs::create_directories(dir / "build/release/src/cli");
   fs::create_directories(dir / "build/static/src/cli");
   write(dir / "build/release/CMakeCache.txt", "CMAKE_HOME_DIRECTORY:INTERNAL=/src/cgmem\n");
@@ -279,7 +282,6 @@ TEST(Locate, StaticBuildNextToTheBuildTree) {
                 " --target cgmem', or pass --cgmem PATH)");
   fs::copy_file("/bin/busybox", dir / "build/static/src/cli/cgmem");  // any static ELF
   EXPECT_EQ(find_static_cgmem("", self).value(), (dir / "build/static/src/cli/cgmem").string());
-  fs::remove_all(dir);
 }
 
 }  // namespace
