@@ -3,7 +3,10 @@
 // module dependencies, the guest command, the QEMU command line.
 #include <gtest/gtest.h>
 
+#include <elf.h>
+
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -145,6 +148,54 @@ TEST(BzImage, RejectsOtherFiles) {
   bad[0x20F] = '\x7f';
   EXPECT_EQ(bzimage_release(bad, "k").error().message(),
             "bzImage version string lies outside the file: k (--kernel takes a bzImage, e.g. arch/x86/boot/bzImage)");
+}
+
+TEST(BzImage, PayloadWithoutItsSizeTrailer) {
+  std::string bytes = fake_bzimage("6.12");
+  bytes.resize(0x2000, '\0');
+  bytes[0x1F1] = 3;                           // setup_sects: code at (3 + 1) * 512 = 0x800
+  bytes[0x248] = 0x10;                        // payload_offset 0x10
+  bytes[0x24C] = 0x20;                        // payload_length 0x20, 4 of them the size
+  bytes.replace(0x810, 4, "\x28\xb5\x2f\xfd");  // zstd magic
+  auto payload = bzimage_payload(bytes, "k");
+  ASSERT_TRUE(payload.has_value()) << payload.error().message();
+  EXPECT_EQ(payload->offset, 0x810u);
+  EXPECT_EQ(payload->length, 0x1Cu);
+  EXPECT_STREQ(payload->tool, "zstd");
+  bytes.replace(0x810, 4, "ABCD");
+  EXPECT_EQ(bzimage_payload(bytes, "k").error().message(), "bzImage payload has an unknown compression: k");
+}
+
+// A minimal ELF64 with one PT_NOTE segment holding one note.
+std::string elf_with_note(const std::string& name, uint32_t type) {
+  std::string notes(12, '\0');
+  uint32_t header[3] = {static_cast<uint32_t>(name.size() + 1), 4, type};
+  std::memcpy(notes.data(), header, 12);
+  notes += name;
+  notes.resize(12 + (name.size() + 1 + 3) / 4 * 4 + 4, '\0');
+  Elf64_Ehdr ehdr{};
+  std::memcpy(ehdr.e_ident, ELFMAG, SELFMAG);
+  ehdr.e_ident[EI_CLASS] = ELFCLASS64;
+  ehdr.e_machine = EM_X86_64;
+  ehdr.e_phoff = sizeof ehdr;
+  ehdr.e_phentsize = sizeof(Elf64_Phdr);
+  ehdr.e_phnum = 1;
+  Elf64_Phdr phdr{};
+  phdr.p_type = PT_NOTE;
+  phdr.p_offset = sizeof ehdr + sizeof phdr;
+  phdr.p_filesz = notes.size();
+  return std::string(reinterpret_cast<char*>(&ehdr), sizeof ehdr) +
+         std::string(reinterpret_cast<char*>(&phdr), sizeof phdr) + notes;
+}
+
+TEST(Elf, FindsThePvhNote) {
+  TempDir dir("pvh");
+  write(dir / "pvh", elf_with_note("Xen", 18));
+  write(dir / "other", elf_with_note("GNU", 3));
+  EXPECT_TRUE(has_pvh_note((dir / "pvh").string()).value());
+  EXPECT_FALSE(has_pvh_note((dir / "other").string()).value());
+  EXPECT_FALSE(has_pvh_note("/bin/busybox").value());
+  EXPECT_EQ(has_pvh_note("/etc/passwd").error().message(), "not an ELF file: /etc/passwd");
 }
 
 TEST(Elf, TellsStaticFromDynamic) {
