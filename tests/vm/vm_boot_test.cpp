@@ -212,7 +212,7 @@ TEST(VmBoot, SwapIsZramOfTheAskedSize) {
   auto boot = prepare("swap");
   auto script = write_script(boot, "cat /proc/swaps\n");
   auto args = base_args(boot);
-  args.insert(args.end(), {"--swap", "64M", "--script", script.string()});
+  args.insert(args.end(), {"--swap", "64M", "--json", "--script", script.string()});
   finish(boot, start(boot, args));
   ASSERT_EQ(boot.code, 0) << boot.stderr_text;
   // "/dev/zram0  partition  65532  0  -2": 64 MiB less the swap header page.
@@ -220,6 +220,15 @@ TEST(VmBoot, SwapIsZramOfTheAskedSize) {
   EXPECT_NE(boot.stdout_text.find("65532"), std::string::npos) << boot.stdout_text;
   auto record = nlohmann::json::parse(slurp(boot.out.string() + ".vm.json"));
   EXPECT_EQ(record["guest"]["swap_total_kib"], "65532");
+  // --json: the record on stderr, in place of the progress lines.
+  EXPECT_EQ(boot.stderr_text.find("cgmem vm: booting"), std::string::npos) << boot.stderr_text;
+  EXPECT_NE(boot.stderr_text.find("\"swap_bytes\":67108864"), std::string::npos) << boot.stderr_text;
+}
+
+TEST(VmBoot, InnerFlagsNeedNoDoubleDash) {
+  auto boot = run("no-dashes", {"version", "--json"});
+  ASSERT_EQ(boot.code, 0) << boot.stderr_text;
+  EXPECT_EQ(nlohmann::json::parse(boot.stdout_text)["version"], "0.1.0");
 }
 
 }  // namespace
