@@ -117,4 +117,23 @@ TEST(VmRig, PageCacheIsReclaimedAtMaxNotKilled) {
   EXPECT_GT(stat->pgsteal.value_or(0), 0u);
 }
 
+TEST(VmRig, SnapshotOfAThrottledCgroup) {
+  expect_ran("snapshot_throttled");
+  // The allocating task sleeps in the throttle: state D, in
+  // mem_cgroup_handle_over_high, while PSI counts full stalls.
+  std::string stat = read("snapshot_throttled", "proc/stat");
+  auto state_at = stat.rfind(')');
+  ASSERT_NE(state_at, std::string::npos) << stat;
+  EXPECT_EQ(stat.substr(state_at + 2, 1), "D") << stat;
+  EXPECT_EQ(trimmed("snapshot_throttled", "proc/wchan"), "mem_cgroup_handle_over_high");
+  EXPECT_EQ(trimmed("snapshot_throttled", "proc/cgroup"), "0::/cgmem/snapshot_throttled");
+  EXPECT_EQ(trimmed("snapshot_throttled", "files/memory.high"), "29360128");
+  EXPECT_GT(events("snapshot_throttled", "files/memory.events").high.value_or(0), 0u);
+  auto pressure = cgmem::cgroup::parse_pressure(read("snapshot_throttled", "files/memory.pressure"), "pressure");
+  ASSERT_TRUE(pressure.has_value());
+  ASSERT_TRUE(pressure->full.has_value());
+  EXPECT_GT(pressure->full->total_usec, 0u);
+  EXPECT_EQ(trimmed("snapshot_throttled", "proc/uname-r"), "6.12.117+deb12-cloud-amd64");
+}
+
 }  // namespace
