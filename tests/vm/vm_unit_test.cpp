@@ -102,7 +102,7 @@ TEST(Process, ShellQuote) {
 TEST(Process, QuotedWordsSurviveTheShell) {
   std::vector<std::string> words = {"a b", "it's", "$HOME", "", "x\ny", "*"};
   std::string script = "for w in";
-  for (const auto& w : words) script += " " + shell_quote(w);
+  for (const auto& w : words) script.append(" ").append(shell_quote(w));
   script += "; do printf '[%s]' \"$w\"; done";
   auto out = run_program({"sh", "-c", script});
   ASSERT_TRUE(out.has_value());
