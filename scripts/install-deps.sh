@@ -7,9 +7,11 @@ packages=(
   # build
   build-essential cmake ninja-build pkg-config git
   clang libclang-rt-14-dev            # libFuzzer targets and sanitizers
+  clang-16 libclang-rt-16-dev         # the fuzz build: clang 14 cannot compile std::expected
   # libraries (header-only or static-capable, so the static build works)
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  zlib1g-dev                          # cgmem host reads /proc/config.gz
   # the VM: a real kernel under QEMU, a busybox guest, an ext4 run disk
   qemu-system-x86 busybox-static e2fsprogs cpio xz-utils zstd kmod
   # report: plots

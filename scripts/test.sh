@@ -30,7 +30,7 @@ cmake --build build/asan -j "$jobs"
 if [[ -d fuzz ]]; then
   step "configure and build: fuzz (clang)"
   configure build/fuzz -DCMAKE_BUILD_TYPE=Debug -DCGMEM_FUZZ=ON -DCGMEM_TESTS=OFF \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+    -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16
   cmake --build build/fuzz -j "$jobs"
 fi
 
