@@ -12,6 +12,7 @@ namespace {
 constexpr Command kCommands[] = {
     {"version", "print cgmem's version and code identity", run_version},
     {"host", "what this machine's kernel and cgroups can do (reads only)", run_host},
+    {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
     {"vm", "run a cgmem command in a VM with a real kernel (QEMU)", run_vm},
 };
 
