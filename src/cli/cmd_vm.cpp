@@ -67,6 +67,7 @@ int report(const vm::VmOptions& options, const vm::VmRun& run, bool json) {
 
 int run_vm(std::span<char*> args) {
   CLI::App app(
+      "cgmem vm [OPTIONS] [--] CMD ARGS...\n"
       "Boot a Linux kernel under QEMU and run `cgmem CMD ARGS` inside, on a real cgroup v2 memory "
       "controller. Exits with the inner command's exit code. See docs/vm.md.",
       "vm");
@@ -91,9 +92,13 @@ int run_vm(std::span<char*> args) {
       ->check(CLI::ExistingPath);
   app.add_option("--accel", accel, "kvm or tcg (default: kvm where it works)")->check(CLI::IsMember({"kvm", "tcg"}));
   app.add_flag("--json", json, "print the run's record as JSON on stderr instead of the summary line");
-  app.add_option("command", options.command, "CMD ARGS... (after --)");
+  // Everything from the first word that is not a vm option on (or after
+  // --) is the inner command, its flags included: `cgmem vm host --json`.
+  app.prefix_command();
   app.footer("Example: cgmem vm -- host --json");
   if (int code = parse(app, args); code >= 0) return code;
+  options.command = app.remaining();
+  if (!options.command.empty() && options.command.front() == "--") options.command.erase(options.command.begin());
   if (options.command.empty() && options.script.empty()) {
     print_error("nothing to run: give a command after --, e.g. cgmem vm -- version");
     return kUsage;

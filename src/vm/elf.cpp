@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -23,6 +24,32 @@ Result<bool> is_static_elf(std::string_view bytes, const std::string& path) {
     if (program.p_type == PT_INTERP) return false;
   }
   return true;
+}
+
+Result<bool> has_pvh_note(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return sys_error("open", path);
+  Elf64_Ehdr header;
+  if (!in.read(reinterpret_cast<char*>(&header), sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+    return fail("not an ELF file", path);
+  for (size_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr program;
+    in.seekg(static_cast<std::streamoff>(header.e_phoff + i * header.e_phentsize));
+    if (!in.read(reinterpret_cast<char*>(&program), sizeof program)) return fail("truncated ELF program headers", path);
+    if (program.p_type != PT_NOTE || program.p_filesz > (1u << 20)) continue;
+    std::string notes(program.p_filesz, '\0');
+    in.seekg(static_cast<std::streamoff>(program.p_offset));
+    if (!in.read(notes.data(), static_cast<std::streamsize>(notes.size()))) return fail("truncated ELF note", path);
+    // Each note: namesz, descsz, type (u32 each), name and desc padded to 4.
+    for (size_t at = 0; at + 12 <= notes.size();) {
+      Elf64_Nhdr note;
+      std::memcpy(&note, notes.data() + at, sizeof note);
+      std::string_view name(notes.data() + at + 12, std::min<size_t>(note.n_namesz, notes.size() - at - 12));
+      if (note.n_type == 18 && name.starts_with("Xen")) return true;
+      at += 12 + (note.n_namesz + 3) / 4 * 4 + (note.n_descsz + 3) / 4 * 4;
+    }
+  }
+  return false;
 }
 
 Result<bool> is_static_executable(const std::string& path) {

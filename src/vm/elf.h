@@ -16,4 +16,9 @@ Result<bool> is_static_elf(std::string_view bytes, const std::string& path);
 // Reads the start of `path` and calls is_static_elf.
 Result<bool> is_static_executable(const std::string& path);
 
+// True when the ELF file at `path` carries the Xen PVH entry note (an
+// ELF note named "Xen" of type 18, XEN_ELFNOTE_PHYS32_ENTRY): QEMU can then
+// boot it directly with -kernel, skipping firmware setup and decompression.
+Result<bool> has_pvh_note(const std::string& path);
+
 }  // namespace cgmem::vm

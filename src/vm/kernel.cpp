@@ -6,9 +6,11 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "vm/bzimage.h"
+#include "vm/elf.h"
 #include "vm/process.h"
 
 namespace fs = std::filesystem;
@@ -70,6 +72,31 @@ Result<void> fetch(const std::string& kernels, const std::string& release) {
   return {};
 }
 
+// The vmlinux inside the bzImage, decompressed next to it once. Booted with
+// -kernel through its PVH entry, it skips the firmware's real-mode setup and
+// the decompression that TCG runs slowly. Empty when it cannot be had.
+std::string pvh_vmlinux(const std::string& dir, const std::string& release) {
+  std::string out = dir + "/boot/vmlinux-" + release + ".pvh";
+  if (fs::exists(out)) return out;
+  std::ifstream in(dir + "/boot/vmlinuz-" + release, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto payload = bzimage_payload(bytes, release);
+  if (!payload) return {};
+  std::string tmp = out + ".tmp-" + std::to_string(getpid()), packed = tmp + ".packed";
+  std::ofstream(packed, std::ios::binary).write(bytes.data() + payload->offset,
+                                                static_cast<std::streamsize>(payload->length));
+  auto unpacked = run_program_to_file({payload->tool, "-dc", packed}, tmp);
+  std::error_code ec;
+  fs::remove(packed, ec);
+  auto note = has_pvh_note(tmp);
+  if (!unpacked || unpacked->exit_code != 0 || !note || !*note) {
+    fs::remove(tmp, ec);
+    return {};
+  }
+  fs::rename(tmp, out, ec);
+  return ec ? std::string() : out;
+}
+
 Result<Kernel> cached_or_fetched(const std::string& kernels, const std::string& release,
                                  const Progress& progress) {
   std::string dir = kernels + "/" + release;
@@ -77,7 +104,9 @@ Result<Kernel> cached_or_fetched(const std::string& kernels, const std::string& 
     progress("fetching kernel " + kernel_package(release) + " into " + kernels);
     if (auto got = fetch(kernels, release); !got) return std::unexpected(got.error());
   }
-  return load_tree(dir, release);
+  auto kernel = load_tree(dir, release);
+  if (kernel) kernel->pvh = pvh_vmlinux(dir, release);
+  return kernel;
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ inline constexpr const char* kPinnedKernel = "6.12.117+deb12-cloud-amd64";
 std::string kernel_package(const std::string& release);
 
 struct Kernel {
-  std::string image;        // the bzImage QEMU boots
+  std::string image;        // the bzImage
+  std::string pvh;          // its vmlinux with a PVH entry note, which QEMU boots faster; or empty
   std::string release;      // "6.12.117+deb12-cloud-amd64", from the bzImage header
   std::string modules_dir;  // .../lib/modules/RELEASE, empty if none
   std::string config;       // the kernel's .config, empty if unknown

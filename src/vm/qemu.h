@@ -19,7 +19,7 @@ const char* accel_name(Accel accel);
 
 struct QemuSpec {
   Accel accel = Accel::tcg;
-  std::string kernel;       // bzImage
+  std::string kernel;       // bzImage, or a vmlinux with a PVH note
   std::string initrd;       // initramfs.gz
   std::string disk;         // ext4 image, raw, virtio
   std::string console_log;  // ttyS0 goes here

@@ -174,7 +174,7 @@ nlohmann::json record_json(const VmOptions& options, const VmRun& run) {
   return {
       {"exit_code", run.exit_code}, {"timed_out", run.timed_out}, {"interrupted", run.interrupted},
       {"guest_error", run.guest_error}, {"accel", accel_name(run.accel)},
-      {"kernel", {{"image", run.kernel.image}, {"release", run.kernel.release}, {"note", run.kernel.note}}},
+      {"kernel", {{"image", run.kernel.image}, {"pvh", run.kernel.pvh}, {"release", run.kernel.release}, {"note", run.kernel.note}}},
       {"boot_seconds", run.boot_seconds}, {"total_seconds", run.total_seconds},
       {"mem_bytes", options.mem_bytes}, {"cpus", options.cpus}, {"disk_bytes", options.disk_bytes},
       {"swap_bytes", options.swap_bytes}, {"cgroup_parent_memory_max", parent_cap(options.mem_bytes)},
@@ -238,7 +238,8 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
     return std::unexpected(ok.error());
   }
   run.accel = options.accel ? *options.accel : probe_accel();
-  QemuSpec spec{.accel = run.accel, .kernel = inputs->kernel.image, .initrd = work + "/initramfs.gz",
+  QemuSpec spec{.accel = run.accel,
+                .kernel = inputs->kernel.pvh.empty() ? inputs->kernel.image : inputs->kernel.pvh, .initrd = work + "/initramfs.gz",
                 .disk = work + "/disk.img", .console_log = run.console_log,
                 .mem_bytes = options.mem_bytes, .cpus = options.cpus};
   if (stop && *stop) {

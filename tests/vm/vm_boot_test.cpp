@@ -179,4 +179,56 @@ TEST(VmBoot, SigintStopsQemuAndExits130) {
   EXPECT_EQ(nlohmann::json::parse(slurp(boot.out.string() + ".vm.json"))["interrupted"], true);
 }
 
+// The pinned Debian kernel in the cache, fetched by a first boot if needed.
+std::string debian_kernel_image() {
+  const char* xdg = getenv("XDG_CACHE_HOME");
+  std::string cache = xdg && xdg[0] == '/' ? std::string(xdg) + "/cgmem" : std::string(getenv("HOME")) + "/.cache/cgmem";
+  std::string release = "6.12.117+deb12-cloud-amd64";
+  std::string image = cache + "/kernels/" + release + "/boot/vmlinuz-" + release;
+  if (!fs::exists(image)) run("fetch", {"--", "version"});
+  return image;
+}
+
+TEST(VmBoot, KernelWithoutVirtioBlkIsReportedFromTheGuest) {
+  // The Debian bzImage alone, without its modules: virtio_blk is a module
+  // there, so the guest finds no disk and says so on its console.
+  std::string image = debian_kernel_image();
+  ASSERT_TRUE(fs::exists(image)) << image;
+  auto boot = run("no-virtio", {"--kernel", image, "--", "version"});
+  EXPECT_EQ(boot.code, 1);
+  EXPECT_NE(boot.stderr_text.find("cgmem vm: kernel without modules or .config: virtio_blk must be built in "
+                                  "(checked at boot)\n"),
+            std::string::npos)
+      << boot.stderr_text;
+  EXPECT_NE(boot.stderr_text.find("cgmem: error: the guest stopped before the command finished: cgmem-vm: error: "
+                                  "no /dev/vda: this kernel has no virtio_blk (build it in: CONFIG_VIRTIO_BLK=y, "
+                                  "CONFIG_VIRTIO_PCI=y) (console: " + boot.out.string() + ".console.log)\n"),
+            std::string::npos)
+      << boot.stderr_text;
+  EXPECT_TRUE(fs::is_empty(boot.tmp));
+}
+
+TEST(VmBoot, SwapIsZramOfTheAskedSize) {
+  auto boot = prepare("swap");
+  auto script = write_script(boot, "cat /proc/swaps\n");
+  auto args = base_args(boot);
+  args.insert(args.end(), {"--swap", "64M", "--json", "--script", script.string()});
+  finish(boot, start(boot, args));
+  ASSERT_EQ(boot.code, 0) << boot.stderr_text;
+  // "/dev/zram0  partition  65532  0  -2": 64 MiB less the swap header page.
+  EXPECT_NE(boot.stdout_text.find("/dev/zram0"), std::string::npos) << boot.stdout_text;
+  EXPECT_NE(boot.stdout_text.find("65532"), std::string::npos) << boot.stdout_text;
+  auto record = nlohmann::json::parse(slurp(boot.out.string() + ".vm.json"));
+  EXPECT_EQ(record["guest"]["swap_total_kib"], "65532");
+  // --json: the record on stderr, in place of the progress lines.
+  EXPECT_EQ(boot.stderr_text.find("cgmem vm: booting"), std::string::npos) << boot.stderr_text;
+  EXPECT_NE(boot.stderr_text.find("\"swap_bytes\":67108864"), std::string::npos) << boot.stderr_text;
+}
+
+TEST(VmBoot, InnerFlagsNeedNoDoubleDash) {
+  auto boot = run("no-dashes", {"version", "--json"});
+  ASSERT_EQ(boot.code, 0) << boot.stderr_text;
+  EXPECT_EQ(nlohmann::json::parse(boot.stdout_text)["version"], "0.1.0");
+}
+
 }  // namespace

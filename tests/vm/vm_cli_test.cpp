@@ -12,8 +12,8 @@ struct Output {
   int code;
 };
 
-Output run(const std::string& args) {
-  std::string command = std::string(CGMEM_BINARY) + " " + args + " 2>&1";
+Output run(const std::string& args, const std::string& env = "") {
+  std::string command = env + std::string(CGMEM_BINARY) + " " + args + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::string text;
   std::array<char, 4096> buffer;
@@ -50,6 +50,13 @@ TEST(VmCli, KernelThatIsNotABzImage) {
   EXPECT_EQ(out.text,
             "cgmem: error: not an x86 bzImage (no HdrS boot header): /etc/passwd (--kernel takes a bzImage, e.g. "
             "arch/x86/boot/bzImage)\n");
+}
+
+TEST(VmCli, MissingQemuSaysHowToInstallIt) {
+  auto out = run("vm --cgmem /bin/busybox -- version", "PATH=/nonexistent ");
+  EXPECT_EQ(out.code, 3);
+  EXPECT_EQ(out.text,
+            "cgmem: error: qemu-system-x86_64 not found (install it: apt-get install qemu-system-x86)\n");
 }
 
 TEST(VmCli, BadSize) {

@@ -93,4 +93,47 @@ TEST(VmRig, CgroupHandleCreatesFillsKillsWaitsAndRemoves) {
   EXPECT_GE(std::stoull(probe.substr(at + 15)), 16u << 20) << probe;
 }
 
+TEST(VmRig, IoMaxThrottlesReadsFromTheRunDisk) {
+  expect_ran("io_max_read");
+  std::string device = trimmed("io_max_read", "device");
+  EXPECT_EQ(device, "254:0");
+  EXPECT_EQ(trimmed("io_max_read", "io.max"), device + " rbps=4194304 wbps=max riops=max wiops=max");
+  // 16 MiB at 4 MiB/s: 4 s, less the initial burst the throttle allows.
+  double seconds = std::stod(trimmed("io_max_read", "read_seconds"));
+  EXPECT_GT(seconds, 3.0);
+  EXPECT_LT(seconds, 8.0);
+  EXPECT_NE(read("io_max_read", "io.stat").find(device + " rbytes="), std::string::npos);
+}
+
+TEST(VmRig, PageCacheIsReclaimedAtMaxNotKilled) {
+  expect_ran("page_cache_at_max");
+  EXPECT_EQ(trimmed("page_cache_at_max", "reader_status"), "0");
+  EXPECT_LE(std::stoull(trimmed("page_cache_at_max", "memory.peak")), 32u << 20);
+  auto e = events("page_cache_at_max", "memory.events");
+  EXPECT_GT(e.max.value_or(0), 0u);
+  EXPECT_EQ(e.oom_kill, 0u);
+  auto stat = cgmem::cgroup::parse_memory_stat(read("page_cache_at_max", "memory.stat"));
+  ASSERT_TRUE(stat.has_value());
+  EXPECT_GT(stat->pgsteal.value_or(0), 0u);
+}
+
+TEST(VmRig, SnapshotOfAThrottledCgroup) {
+  expect_ran("snapshot_throttled");
+  // The allocating task sleeps in the throttle: state D, in
+  // mem_cgroup_handle_over_high, while PSI counts full stalls.
+  std::string stat = read("snapshot_throttled", "proc/stat");
+  auto state_at = stat.rfind(')');
+  ASSERT_NE(state_at, std::string::npos) << stat;
+  EXPECT_EQ(stat.substr(state_at + 2, 1), "D") << stat;
+  EXPECT_EQ(trimmed("snapshot_throttled", "proc/wchan"), "mem_cgroup_handle_over_high");
+  EXPECT_EQ(trimmed("snapshot_throttled", "proc/cgroup"), "0::/cgmem/snapshot_throttled");
+  EXPECT_EQ(trimmed("snapshot_throttled", "files/memory.high"), "29360128");
+  EXPECT_GT(events("snapshot_throttled", "files/memory.events").high.value_or(0), 0u);
+  auto pressure = cgmem::cgroup::parse_pressure(read("snapshot_throttled", "files/memory.pressure"), "pressure");
+  ASSERT_TRUE(pressure.has_value());
+  ASSERT_TRUE(pressure->full.has_value());
+  EXPECT_GT(pressure->full->total_usec, 0u);
+  EXPECT_EQ(trimmed("snapshot_throttled", "proc/uname-r"), "6.12.117+deb12-cloud-amd64");
+}
+
 }  // namespace

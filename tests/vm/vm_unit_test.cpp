@@ -3,7 +3,10 @@
 // module dependencies, the guest command, the QEMU command line.
 #include <gtest/gtest.h>
 
+#include <elf.h>
+
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -23,12 +26,18 @@ using namespace cgmem::vm;
 
 namespace {
 
-fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("cgmem-vm-unit-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+// A fresh directory, removed when the test ends (passed or not).
+struct TempDir {
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() / ("cgmem-vm-unit-" + name + "-" + std::to_string(getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  fs::path operator/(const std::string& name) const { return path / name; }
+  std::string string() const { return path.string(); }
+  fs::path path;
+};
 
 void write(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
@@ -52,7 +61,7 @@ TEST(Cpio, EntryLayoutIsNewc) {
 }
 
 TEST(Cpio, SystemCpioReadsItBack) {
-  auto dir = temp_dir("cpio");
+  TempDir dir("cpio");
   CpioWriter cpio;
   cpio.directory("bin");
   cpio.file("bin/tool", "#!/bin/sh\necho hi\n", 0755);
@@ -63,14 +72,13 @@ TEST(Cpio, SystemCpioReadsItBack) {
   ASSERT_TRUE(listed.has_value());
   EXPECT_EQ(listed->exit_code, 0);
   EXPECT_EQ(listed->output, "bin\nbin/tool\nbin/sh\n#!/bin/sh\necho hi\n");
-  fs::remove_all(dir);
 }
 
 TEST(Initramfs, SameInputsSameBytesAndTheExpectedFiles) {
   GuestFiles files{.busybox = "BB", .cgmem = "CG", .modules = {{"virtio_blk", "KO"}}, .config = "CONFIG_HZ=250\n"};
   std::string one = initramfs_archive(files), two = initramfs_archive(files);
   EXPECT_EQ(one, two);
-  auto dir = temp_dir("initramfs");
+  TempDir dir("initramfs");
   write(dir / "i.cpio", one);
   auto listed = run_program({"sh", "-c", "cpio -it --quiet < i.cpio"}, dir.string());
   ASSERT_TRUE(listed.has_value());
@@ -78,7 +86,6 @@ TEST(Initramfs, SameInputsSameBytesAndTheExpectedFiles) {
             "bin\nboot\ndev\nlib\nlib/modules\nproc\nsys\ntmp\nvm\ninit\nbin/busybox\nbin/sh\nbin/cgmem\n"
             "lib/modules/virtio_blk.ko\nlib/modules/order\nboot/config\n");
   EXPECT_EQ(guest_init_script().substr(0, 18), "#!/bin/busybox sh\n");
-  fs::remove_all(dir);
 }
 
 TEST(Process, ShellQuote) {
@@ -95,7 +102,7 @@ TEST(Process, ShellQuote) {
 TEST(Process, QuotedWordsSurviveTheShell) {
   std::vector<std::string> words = {"a b", "it's", "$HOME", "", "x\ny", "*"};
   std::string script = "for w in";
-  for (const auto& w : words) script += " " + shell_quote(w);
+  for (const auto& w : words) script.append(" ").append(shell_quote(w));
   script += "; do printf '[%s]' \"$w\"; done";
   auto out = run_program({"sh", "-c", script});
   ASSERT_TRUE(out.has_value());
@@ -141,6 +148,54 @@ TEST(BzImage, RejectsOtherFiles) {
   bad[0x20F] = '\x7f';
   EXPECT_EQ(bzimage_release(bad, "k").error().message(),
             "bzImage version string lies outside the file: k (--kernel takes a bzImage, e.g. arch/x86/boot/bzImage)");
+}
+
+TEST(BzImage, PayloadWithoutItsSizeTrailer) {
+  std::string bytes = fake_bzimage("6.12");
+  bytes.resize(0x2000, '\0');
+  bytes[0x1F1] = 3;                           // setup_sects: code at (3 + 1) * 512 = 0x800
+  bytes[0x248] = 0x10;                        // payload_offset 0x10
+  bytes[0x24C] = 0x20;                        // payload_length 0x20, 4 of them the size
+  bytes.replace(0x810, 4, "\x28\xb5\x2f\xfd");  // zstd magic
+  auto payload = bzimage_payload(bytes, "k");
+  ASSERT_TRUE(payload.has_value()) << payload.error().message();
+  EXPECT_EQ(payload->offset, 0x810u);
+  EXPECT_EQ(payload->length, 0x1Cu);
+  EXPECT_STREQ(payload->tool, "zstd");
+  bytes.replace(0x810, 4, "ABCD");
+  EXPECT_EQ(bzimage_payload(bytes, "k").error().message(), "bzImage payload has an unknown compression: k");
+}
+
+// A minimal ELF64 with one PT_NOTE segment holding one note.
+std::string elf_with_note(const std::string& name, uint32_t type) {
+  std::string notes(12, '\0');
+  uint32_t header[3] = {static_cast<uint32_t>(name.size() + 1), 4, type};
+  std::memcpy(notes.data(), header, 12);
+  notes += name;
+  notes.resize(12 + (name.size() + 1 + 3) / 4 * 4 + 4, '\0');
+  Elf64_Ehdr ehdr{};
+  std::memcpy(ehdr.e_ident, ELFMAG, SELFMAG);
+  ehdr.e_ident[EI_CLASS] = ELFCLASS64;
+  ehdr.e_machine = EM_X86_64;
+  ehdr.e_phoff = sizeof ehdr;
+  ehdr.e_phentsize = sizeof(Elf64_Phdr);
+  ehdr.e_phnum = 1;
+  Elf64_Phdr phdr{};
+  phdr.p_type = PT_NOTE;
+  phdr.p_offset = sizeof ehdr + sizeof phdr;
+  phdr.p_filesz = notes.size();
+  return std::string(reinterpret_cast<char*>(&ehdr), sizeof ehdr) +
+         std::string(reinterpret_cast<char*>(&phdr), sizeof phdr) + notes;
+}
+
+TEST(Elf, FindsThePvhNote) {
+  TempDir dir("pvh");
+  write(dir / "pvh", elf_with_note("Xen", 18));
+  write(dir / "other", elf_with_note("GNU", 3));
+  EXPECT_TRUE(has_pvh_note((dir / "pvh").string()).value());
+  EXPECT_FALSE(has_pvh_note((dir / "other").string()).value());
+  EXPECT_FALSE(has_pvh_note("/bin/busybox").value());
+  EXPECT_EQ(has_pvh_note("/etc/passwd").error().message(), "not an ELF file: /etc/passwd");
 }
 
 TEST(Elf, TellsStaticFromDynamic) {
@@ -192,7 +247,7 @@ TEST(Modules, DependsFromModinfo) {
 }
 
 TEST(Modules, ResolvedDependenciesFirstAndDecompressed) {
-  auto dir = temp_dir("modules");
+  TempDir dir("modules");
   fs::create_directories(dir / "kernel/drivers/block/zram");
   fs::create_directories(dir / "kernel/mm");
   write(dir / "kernel/drivers/block/virtio_blk.ko", fake_module(""));
@@ -213,7 +268,6 @@ TEST(Modules, ResolvedDependenciesFirstAndDecompressed) {
   auto missing = resolve_modules(*index_modules(dir.string()), {"zram"});
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error().message(), "the kernel has no module lz4_compress (needed by zram)");
-  fs::remove_all(dir);
 }
 
 TEST(Session, CommandScriptQuotesTheInnerCommand) {
@@ -263,7 +317,7 @@ TEST(Locate, ExplicitDynamicCgmemIsRefused) {
 }
 
 TEST(Locate, StaticBuildNextToTheBuildTree) {
-  auto dir = temp_dir("locate");
+  TempDir dir("locate");
   fs::create_directories(dir / "build/release/src/cli");
   fs::create_directories(dir / "build/static/src/cli");
   write(dir / "build/release/CMakeCache.txt", "CMAKE_HOME_DIRECTORY:INTERNAL=/src/cgmem\n");
@@ -279,7 +333,6 @@ TEST(Locate, StaticBuildNextToTheBuildTree) {
                 " --target cgmem', or pass --cgmem PATH)");
   fs::copy_file("/bin/busybox", dir / "build/static/src/cli/cgmem");  // any static ELF
   EXPECT_EQ(find_static_cgmem("", self).value(), (dir / "build/static/src/cli/cgmem").string());
-  fs::remove_all(dir);
 }
 
 }  // namespace
