@@ -102,6 +102,9 @@ Error Cgroup::write_error(const char* file, std::string_view text, int err) cons
            "/cgroup.subtree_control: enable it, or run under a delegated cgroup";
   } else if (err == EACCES || err == EPERM) {
     hint = "run as root, or under a cgroup delegated to you";
+  } else if ((err == ENODEV || err == EINVAL) && name == files::kIoMax) {
+    hint = "io.max takes the MAJ:MIN of a whole disk the kernel knows (io_device_for(path) "
+           "finds it), and byte or I/O rates as numbers or max";
   } else if (err == EBUSY && name == files::kCgroupSubtreeControl) {
     hint = "a cgroup with processes cannot enable controllers for its children: move them to a "
            "leaf cgroup first";

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "cgroup/cgroup.h"
@@ -175,6 +176,17 @@ TEST_F(HandleTest, SetIoMaxWritesOneLineAndReadsTheDeviceBack) {
   EXPECT_EQ(other->rbps, Limit::max());
 }
 
+TEST_F(HandleTest, AnUnknownDeviceInIoMaxHasAHint) {
+  Cgroup run = child();
+  effects.refusals = {{"io.max", ENODEV}};
+  auto got = run.set_io_max(IoMax{.device = {0, 45}, .rbps = Limit::of(1048576)});
+  ASSERT_FALSE(got.has_value());
+  EXPECT_EQ(got.error().message(),
+            "write '0:45 rbps=1048576': " + run.path() +
+                "/io.max: No such device (io.max takes the MAJ:MIN of a whole disk the kernel "
+                "knows (io_device_for(path) finds it), and byte or I/O rates as numbers or max)");
+}
+
 TEST_F(HandleTest, ReadsTheFilesTheSamplerWants) {
   auto run = Cgroup::open(dir.copy_fixture("cgroup-v2-6.12-throttled/lab-run1", "lab-run1"), effects);
   ASSERT_TRUE(run.has_value());
@@ -301,6 +313,32 @@ TEST_F(HandleTest, SpawnWithoutCgroupProcsIsAnErrorWordForWord) {
   EXPECT_EQ(pid.error().message(),
             "spawn true: open: " + run.path() + "/cgroup.procs: No such file or directory");
   EXPECT_EQ(run.spawn({}).error().message(), "spawn: no command given");
+}
+
+TEST_F(HandleTest, AVanishedCgroupIsNoDataOneLayerUp) {
+  Cgroup run = child();
+  std::filesystem::remove_all(run.path());  // removed behind our back, fd still open
+  auto events = run.memory_events();
+  ASSERT_FALSE(events.has_value());
+  EXPECT_TRUE(events.error().vanished());
+  EXPECT_EQ(events.error().message(),
+            "open: " + run.path() + "/memory.events: No such file or directory");
+  EXPECT_TRUE(run.memory_stat().error().vanished());
+  EXPECT_TRUE(run.pressure(files::kMemoryPressure).error().vanished());
+  EXPECT_TRUE(run.procs().error().vanished());
+  EXPECT_TRUE(run.read_counter(files::kMemoryCurrent).error().vanished());
+  auto none = or_vanished(run.memory_events());
+  ASSERT_TRUE(none.has_value());
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST_F(HandleTest, AMalformedFileIsAnErrorNotVanished) {
+  Cgroup run = child();
+  spit(run.path() + "/memory.events", "nonsense\n");
+  auto events = or_vanished(run.memory_events());
+  ASSERT_FALSE(events.has_value());
+  EXPECT_EQ(events.error().message(),
+            "parse " + run.path() + "/memory.events: no known key in 'nonsense'");
 }
 
 TEST_F(HandleTest, MoveWritesThePid) {

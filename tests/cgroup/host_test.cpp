@@ -180,5 +180,11 @@ TEST(HostCommand, JsonOnAVmGuest) {
   EXPECT_EQ(j["way_out"], nullptr);
 }
 
+TEST(HostCommand, HelpNamesTheRootOptions) {
+  std::string out = run("host --help");
+  EXPECT_NE(out.find("--proc"), std::string::npos) << out;
+  EXPECT_NE(out.find("--json"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace cgmem::cgroup
