@@ -11,6 +11,7 @@ namespace {
 
 constexpr Command kCommands[] = {
     {"version", "print cgmem's version and code identity", run_version},
+    {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
 };
 
 // Levenshtein distance, for "did you mean".
