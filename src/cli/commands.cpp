@@ -12,6 +12,7 @@ namespace {
 constexpr Command kCommands[] = {
     {"version", "print cgmem's version and code identity", run_version},
     {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
+    {"translate", "what systemd, Docker, Kubernetes... write to the memory files, and what it does", run_translate},
 };
 
 // Levenshtein distance, for "did you mean".

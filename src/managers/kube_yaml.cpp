@@ -85,7 +85,7 @@ Result<KubePod> parse_pod_yaml(std::string_view text, std::string_view name) {
       YAML::Node spec = pod_spec(doc);
       if (!spec || !spec.IsMap()) continue;
       KubePod pod;
-      if (doc["metadata"]) pod.name = scalar(doc["metadata"], "name").value_or("pod");
+      if (doc["metadata"]) pod.name = scalar(doc["metadata"], "name").value_or("");
       if (auto r = read_containers(spec, "initContainers", true, pod); !r) return std::unexpected(r.error());
       if (auto r = read_containers(spec, "containers", false, pod); !r) return std::unexpected(r.error());
       if (pod.containers.empty()) return fail(fmt::format("{}: the pod spec has no containers", name));

@@ -180,6 +180,7 @@ std::string pod_qos(const KubePod& pod) {
 
 Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod) {
   Translation out{.manager = fmt::format("kubelet 1.{}", k.minor)};
+  const std::string pod_scope = pod.name.empty() ? "pod" : "pod " + pod.name;
   std::string qos = pod_qos(pod);
   out.notes.push_back(fmt::format("pod QoS class: {}; MemoryQoS gate {}{}", qos,
                                   *k.memory_qos ? "on" : "off",
@@ -231,7 +232,7 @@ Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod
     (plain_init ? init_request : sum_requests) = plain_init ? std::max(init_request, c.request.value_or(0))
                                                             : sum_requests + c.request.value_or(0);
   }
-  Assignment pmax{.scope = "pod " + pod.name, .file = "memory.max",
+  Assignment pmax{.scope = pod_scope, .file = "memory.max",
                   .source = "kubernetes/kubernetes pkg/kubelet/cm/helpers_linux.go ResourceConfigForPod()"};
   if (pod_level) {
     pmax.value = page_rounded(Limit::of(static_cast<uint64_t>(*pod.limit)), k.page_size);
@@ -246,7 +247,7 @@ Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod
   }
   add(out, std::move(pmax));
   if (*k.memory_qos)
-    protection(k, qos, "pod " + pod.name, pod.request.value_or(std::max(sum_requests, init_request)),
+    protection(k, qos, pod_scope, pod.request.value_or(std::max(sum_requests, init_request)),
                "kubernetes/kubernetes pkg/kubelet/cm/helpers_linux.go ResourceConfigForPod()", out);
   if (k.minor <= 35 && *k.memory_qos)
     out.notes.push_back("MemoryQoS also sets memory.min on the QoS-level cgroups (kubepods, "

@@ -53,7 +53,7 @@ struct KubeContainer {
 };
 
 struct KubePod {
-  std::string name = "pod";
+  std::string name;  // metadata.name; the scope is "pod NAME" (or "pod")
   std::vector<KubeContainer> containers;
   std::optional<int64_t> request, limit;  // spec.resources (pod-level), memory
 };

@@ -36,7 +36,7 @@ TEST(Kubelet, StudyValueFor136WithTheGateOn) {
   EXPECT_EQ(find(t, "container app", "memory.oom.group")->value, Limit::of(1));
   EXPECT_EQ(find(t, "container app", "memory.swap.max")->value, Limit::of(0));
   EXPECT_EQ(find(t, "container app", "memory.min"), nullptr);  // policy None
-  EXPECT_EQ(find(t, "pod pod", "memory.max")->value, Limit::of(k256Mi));
+  EXPECT_EQ(find(t, "pod", "memory.max")->value, Limit::of(k256Mi));
 }
 
 TEST(Kubelet, DefaultsByVersion) {
@@ -77,7 +77,7 @@ TEST(Kubelet, RequestBetweenZeroAndLimit) {
                one(int64_t{500} << 20, int64_t{1000} << 20));
   EXPECT_EQ(high(t)->value, Limit::of(uint64_t{900} << 20));
   EXPECT_EQ(find(t, "container app", "memory.min")->value, Limit::of(uint64_t{500} << 20));
-  EXPECT_EQ(find(t, "pod pod", "memory.min")->value, Limit::of(uint64_t{500} << 20));
+  EXPECT_EQ(find(t, "pod", "memory.min")->value, Limit::of(uint64_t{500} << 20));
 }
 
 TEST(Kubelet, NoLimitUsesNodeAllocatable) {
@@ -87,7 +87,7 @@ TEST(Kubelet, NoLimitUsesNodeAllocatable) {
   // floor((1Gi + 0.9 x (7Gi - 1Gi)) / 4096) x 4096
   EXPECT_EQ(high(t)->value, Limit::of(6871945216));
   EXPECT_FALSE(find(t, "container app", "memory.max")->set);
-  EXPECT_FALSE(find(t, "pod pod", "memory.max")->set);
+  EXPECT_FALSE(find(t, "pod", "memory.max")->set);
   auto missing = resolve_kubelet_config({.minor = 36, .memory_qos = true});
   std::vector<std::string> notes;
   auto err = translate_kubelet(*missing, one(int64_t{1} << 30, std::nullopt));
@@ -112,7 +112,7 @@ TEST(Kubelet, TieredReservation) {
   KubePod guaranteed{.containers = {{.request = k256Mi, .limit = k256Mi, .cpu_request = 500, .cpu_limit = 500}}};
   auto g = run(k, guaranteed);
   EXPECT_EQ(find(g, "container app", "memory.min")->value, Limit::of(k256Mi));
-  EXPECT_EQ(find(g, "pod pod", "memory.min")->value, Limit::of(k256Mi));
+  EXPECT_EQ(find(g, "pod", "memory.min")->value, Limit::of(k256Mi));
   EXPECT_EQ(pod_qos(guaranteed), "Guaranteed");
 }
 
