@@ -30,7 +30,7 @@ json assignment_json(const Assignment& a) {
 }
 
 json cost_json(const managers::BoundCost& b) {
-  json out = {{"sleeps_per_batch", b.sleeps_per_batch}, {"op_seconds", b.op_seconds}};
+  json out = {{"sleeps_per_batch", static_cast<int>(b.sleeps_per_batch)}, {"op_seconds", b.op_seconds}};
   if (b.slowdown > 0) out["slowdown"] = b.slowdown;
   if (b.seconds_to_kill) out["seconds_to_kill"] = *b.seconds_to_kill;
   return out;
