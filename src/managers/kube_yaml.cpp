@@ -77,11 +77,32 @@ YAML::Node pod_spec(const YAML::Node& doc) {
   return {};
 }
 
+// The documents of a multi-document YAML stream, split at "---" lines.
+// YAML::LoadAll is not used: yaml-cpp 0.7 keeps producing empty documents
+// for a stream that starts with ',' and grows without bound.
+std::vector<std::string> documents(std::string_view text) {
+  std::vector<std::string> out(1);
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line == "---" || line.starts_with("--- ")) {
+      out.emplace_back(line.substr(3));
+      out.back() += '\n';
+    } else {
+      out.back().append(line).append("\n");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<KubePod> parse_pod_yaml(std::string_view text, std::string_view name) {
   try {
-    for (const auto& doc : YAML::LoadAll(std::string(text))) {
+    for (const auto& part : documents(text)) {
+      const YAML::Node doc = YAML::Load(part);
       YAML::Node spec = pod_spec(doc);
       if (!spec || !spec.IsMap()) continue;
       KubePod pod;

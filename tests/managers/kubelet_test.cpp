@@ -193,6 +193,19 @@ TEST(Kubelet, PodYamlErrors) {
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().what, "c.yaml: no pod spec found");
   EXPECT_FALSE(parse_pod_yaml("spec: [unclosed", "x.yaml"));
+  // yaml-cpp 0.7's LoadAll grows without bound on a stream that starts with ','.
+  auto comma = parse_pod_yaml(",ind: Pod\n", "comma.yaml");
+  ASSERT_FALSE(comma);
+  EXPECT_EQ(comma.error().what, "comma.yaml: no pod spec found");
+}
+
+TEST(Kubelet, PodYamlSecondDocument) {
+  auto pod = parse_pod_yaml("kind: ConfigMap\n---\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers:\n"
+                            "  - name: x\n    resources: {limits: {memory: 1Gi}}\n",
+                            "two.yaml");
+  ASSERT_TRUE(pod) << pod.error().message();
+  EXPECT_EQ(pod->name, "b");
+  EXPECT_EQ(pod->containers[0].limit, int64_t{1} << 30);
 }
 
 }  // namespace
