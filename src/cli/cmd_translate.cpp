@@ -358,8 +358,7 @@ int run_translate(std::span<char*> args) {
   if (!common.alloc_rate.empty()) o.alloc_rate = static_cast<double>(limit_from(common.alloc_rate, {}).bytes());
 
   Result<Translation> t = fail("no manager");
-  bool io = false;
-  if (sd->parsed()) t = systemd(f, o), io = !f.unit_file.empty();
+  if (sd->parsed()) t = systemd(f, o);
   else if (dk->parsed() || pm->parsed()) {
     auto in = docker_input(f);
     t = !in ? Result<Translation>(std::unexpected(in.error()))
@@ -367,7 +366,6 @@ int run_translate(std::span<char*> args) {
                            : managers::translate_podman(*in, o.page_size);
   } else if (cp->parsed()) {
     auto text = read_file(f.compose_file);
-    io = !text;
     auto services = text ? managers::parse_compose_yaml(*text, f.compose_file)
                          : Result<std::vector<managers::ComposeService>>(std::unexpected(text.error()));
     t = services ? managers::translate_compose(*services, f.service, o.page_size)
@@ -387,7 +385,7 @@ int run_translate(std::span<char*> args) {
                                   o.page_size);
   if (!t) {
     print_error(t.error());
-    return t.error().err != 0 && io ? kFailure : (t.error().err != 0 ? kFailure : kUsage);
+    return t.error().err != 0 ? kFailure : kUsage;  // errno: a file could not be read
   }
   print_translation(*t, o);
   return kOk;

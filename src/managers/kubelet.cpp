@@ -211,7 +211,13 @@ Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod
     else if (k.minor >= 32 && k.single_process_oom_kill) group.set = false, group.rule = "singleProcessOOMKill: not set";
     else group.value = Limit::of(1), group.rule = "cgroup v2: kill the whole container on an OOM kill";
     add(out, std::move(group));
-    if (!*k.memory_qos) continue;
+    if (!*k.memory_qos) {
+      add(out, {.scope = scope, .file = "memory.high", .set = false,
+                .rule = fmt::format("MemoryQoS gate off ({}): no memory.high",
+                                    k.minor >= 37 ? "turned off" : "the default before 1.37"),
+                .source = std::string(kResources) + " applyPlatformSpecificContainerConfig()"});
+      continue;
+    }
     protection(k, qos, scope, c.request.value_or(0), kResources, out);
     auto high = memory_high(k, c, allocatable);
     if (!high) return std::unexpected(high.error());

@@ -41,7 +41,8 @@ TEST(Kubelet, StudyValueFor136WithTheGateOn) {
 
 TEST(Kubelet, DefaultsByVersion) {
   auto v136 = run({.minor = 36}, one(0, k256Mi));  // gate off by default
-  EXPECT_EQ(high(v136), nullptr);
+  EXPECT_FALSE(high(v136)->set);
+  EXPECT_EQ(high(v136)->rule, "MemoryQoS gate off (the default before 1.37): no memory.high");
   auto v137 = run({.minor = 37}, one(0, k256Mi));  // gate on, factor unset
   ASSERT_NE(high(v137), nullptr);
   EXPECT_FALSE(high(v137)->set);
