@@ -9,6 +9,14 @@ Limit page_rounded(const Limit& value, uint64_t page_size) {
   return Limit::of(value.bytes() / page_size * page_size);
 }
 
+Assignment& with_value(Assignment& a, const Limit& written, uint64_t page_size) {
+  a.value = page_rounded(written, page_size);
+  if (a.value != written)
+    a.caveats.push_back("written as " + std::to_string(written.bytes()) +
+                        "; the kernel keeps whole pages");
+  return a;
+}
+
 Assignment& add(Translation& out, Assignment assignment) {
   out.assignments.push_back(std::move(assignment));
   return out.assignments.back();

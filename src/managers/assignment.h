@@ -34,6 +34,10 @@ struct Translation {
 // reads back rounded down to a multiple of the page size ("max" stays max).
 Limit page_rounded(const Limit& value, uint64_t page_size);
 
+// Sets a.value to what the kernel keeps of `written` (whole pages) and adds
+// a caveat with the written value when the two differ. Returns a.
+Assignment& with_value(Assignment& a, const Limit& written, uint64_t page_size);
+
 // Appends an assignment and returns it for further edits.
 Assignment& add(Translation& out, Assignment assignment);
 

@@ -55,24 +55,24 @@ Result<Translation> translate_incus(const IncusInput& in, uint64_t page_size) {
   Translation out{.manager = "incus"};
   const char* source = "lxc/incus internal/server/instance/drivers/driver_lxc.go initLXC(); "
                        "internal/server/cgroup/abstraction.go";
-  Limit value = page_rounded(Limit::of(static_cast<uint64_t>(bytes)), page_size);
+  Limit value = Limit::of(static_cast<uint64_t>(bytes));
   bool soft = in.enforce == "soft";
-  add(out, {.scope = "instance", .file = "memory.max", .value = soft ? Limit::max() : value, .set = !soft,
+  with_value(add(out, {.scope = "instance", .file = "memory.max", .set = !soft,
             .rule = soft ? "enforce=soft: no hard limit"
                          : fmt::format("limits.memory={}: {} (SetMemoryLimit)", in.limits_memory, how),
-            .source = source});
-  add(out, {.scope = "instance", .file = "memory.high", .value = soft ? value : Limit::max(), .set = soft,
+            .source = source}), soft ? Limit::max() : value, page_size);
+  with_value(add(out, {.scope = "instance", .file = "memory.high", .set = soft,
             .rule = soft ? fmt::format("enforce=soft: limits.memory={}: {} (SetMemorySoftLimit)",
                                        in.limits_memory, how)
                          : "enforce=hard: not written",
-            .source = source});
+            .source = source}), soft ? value : Limit::max(), page_size);
   if (!soft)
     out.notes.push_back("older LXD and Incus releases also set a soft limit of 90% of limits.memory "
                         "in hard mode, which cgroup v2 hosts got as memory.high; read the "
                         "instance's memory.high to be sure");
   else
-    out.notes.push_back("enforce=soft: nothing kills the instance at limits.memory; it is throttled "
-                        "there without end");
+    out.notes.push_back("enforce=soft: memory.high without memory.max: the kernel throttles the "
+                        "instance above limits.memory and never OOM-kills it for that");
   out.notes.push_back("limits.memory.swap decides memory.swap.max; cgmem does not model it");
   return out;
 }

@@ -63,18 +63,21 @@ Result<High> memory_high(const KubeletConfig& k, const KubeContainer& c,
 void protection(const KubeletConfig& k, const std::string& qos, const std::string& scope,
                 int64_t request, const char* source, Translation& out) {
   if (request == 0) return;
+  const Limit bytes = Limit::of(static_cast<uint64_t>(request));
   if (k.minor <= 35) {
-    add(out, {.scope = scope, .file = "memory.min", .value = page_rounded(Limit::of(static_cast<uint64_t>(request)), k.page_size),
-              .rule = fmt::format("MemoryQoS: memory.min = requests.memory {}", request), .source = source});
+    with_value(add(out, {.scope = scope, .file = "memory.min",
+                         .rule = fmt::format("MemoryQoS: memory.min = requests.memory {}", request),
+                         .source = source}),
+               bytes, k.page_size);
     return;
   }
   if (k.reservation_policy != "TieredReservation") return;
   bool guaranteed = qos == "Guaranteed";
-  add(out, {.scope = scope, .file = guaranteed ? "memory.min" : "memory.low",
-            .value = page_rounded(Limit::of(static_cast<uint64_t>(request)), k.page_size),
-            .rule = fmt::format("TieredReservation, {}: {} = requests.memory {}", qos,
-                                guaranteed ? "memory.min" : "memory.low", request),
-            .source = source});
+  with_value(add(out, {.scope = scope, .file = guaranteed ? "memory.min" : "memory.low",
+                       .rule = fmt::format("TieredReservation, {}: {} = requests.memory {}", qos,
+                                           guaranteed ? "memory.min" : "memory.low", request),
+                       .source = source}),
+             bytes, k.page_size);
 }
 
 void swap_file(const KubeletConfig& k, const KubeContainer& c, const std::string& qos, Translation& out) {
@@ -194,10 +197,10 @@ Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod
     Assignment max{.scope = scope, .file = "memory.max",
                    .source = std::string(kResources) + " calculateLinuxResources()"};
     if (c.limit.value_or(0) != 0) {
-      max.value = page_rounded(Limit::of(static_cast<uint64_t>(*c.limit)), k.page_size);
+      with_value(max, Limit::of(static_cast<uint64_t>(*c.limit)), k.page_size);
       max.rule = fmt::format("limits.memory {}", bytes_text(*c.limit));
     } else if (pod_level) {
-      max.value = page_rounded(Limit::of(static_cast<uint64_t>(*pod.limit)), k.page_size);
+      with_value(max, Limit::of(static_cast<uint64_t>(*pod.limit)), k.page_size);
       max.rule = fmt::format("no container limit: the pod-level limit {} (PodLevelResources)", *pod.limit);
     } else {
       max.set = false;
@@ -223,7 +226,7 @@ Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod
     if (!high) return std::unexpected(high.error());
     Assignment a{.scope = scope, .file = "memory.high", .rule = high->rule,
                  .source = std::string(kResources) + " generateLinuxContainerResources()"};
-    if (high->value) a.value = page_rounded(Limit::of(static_cast<uint64_t>(*high->value)), k.page_size);
+    if (high->value) with_value(a, Limit::of(static_cast<uint64_t>(*high->value)), k.page_size);
     else a.set = false;
     add(out, std::move(a));
   }
@@ -241,11 +244,11 @@ Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod
   Assignment pmax{.scope = pod_scope, .file = "memory.max",
                   .source = "kubernetes/kubernetes pkg/kubelet/cm/helpers_linux.go ResourceConfigForPod()"};
   if (pod_level) {
-    pmax.value = page_rounded(Limit::of(static_cast<uint64_t>(*pod.limit)), k.page_size);
+    with_value(pmax, Limit::of(static_cast<uint64_t>(*pod.limit)), k.page_size);
     pmax.rule = fmt::format("spec.resources.limits.memory {}", bytes_text(*pod.limit));
   } else if (all_limited && !pod.containers.empty()) {
     int64_t total = std::max(sum_limits, init_limit);
-    pmax.value = page_rounded(Limit::of(static_cast<uint64_t>(total)), k.page_size);
+    with_value(pmax, Limit::of(static_cast<uint64_t>(total)), k.page_size);
     pmax.rule = fmt::format("every container has a limit: the sum, {}", bytes_text(total));
   } else {
     pmax.set = false;

@@ -121,22 +121,22 @@ Result<Translation> translate_slurm(const SlurmInput& in, uint64_t page_size) {
   std::string job = in.job_mb ? fmt::format("--mem {} MB", in.job_mb)
                               : fmt::format("no --mem: RealMemory {} MB", in.real_memory_mb);
   if (!c.constrain_ram) mlb = mls;
-  auto value = [&](uint64_t v) { return page_rounded(Limit::of(v), page_size); };
-  add(out, {.scope = "job", .file = "memory.max", .value = value(mlb),
+  auto value = [&](Assignment& a, uint64_t v) { with_value(a, Limit::of(v), page_size); };
+  value(add(out, {.scope = "job", .file = "memory.max",
             .rule = c.constrain_ram
                         ? fmt::format("{} x AllowedRAMSpace {}% within [MinRAMSpace {} MB, MaxRAMPercent "
                                       "{}%] = {}",
                                       job, c.allowed_ram, c.min_ram_mb, c.max_ram_percent, mlb)
                         : fmt::format("ConstrainRAMSpace=no: the memory+swap limit {}", mlb),
-            .source = std::string(kTask) + "; " + kV2});
-  add(out, {.scope = "job", .file = "memory.high", .value = value(soft),
+            .source = std::string(kTask) + "; " + kV2}), mlb);
+  value(add(out, {.scope = "job", .file = "memory.high",
             .rule = fmt::format("{} at 100%, at most memory.max: {}", job, soft),
-            .source = std::string(kTask) + "; " + kV2});
+            .source = std::string(kTask) + "; " + kV2}), soft);
   if (c.constrain_swap)
-    add(out, {.scope = "job", .file = "memory.swap.max", .value = value(mls - mlb),
+    value(add(out, {.scope = "job", .file = "memory.swap.max",
               .rule = fmt::format("memory+swap {} (AllowedSwapSpace {}%) - memory.max {}", mls,
                                   c.allowed_swap, mlb),
-              .source = std::string(kTask) + "; " + kV2});
+              .source = std::string(kTask) + "; " + kV2}), mls - mlb);
   if (soft < mlb)
     out.notes.push_back("memory.high is below memory.max: the job is throttled between its "
                         "request and AllowedRAMSpace before the OOM kill");
