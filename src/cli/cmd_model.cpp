@@ -24,8 +24,9 @@ namespace {
 using nlohmann::json;
 
 struct PenaltyArgs {
-  std::string usage, high, swap_usage, swap_high;
+  std::string usage, high, swap_usage, swap_high, op;
   uint32_t pages = 64;
+  std::optional<double> unthrottled_ms;
 };
 
 struct GrowArgs {
@@ -34,6 +35,18 @@ struct GrowArgs {
   uint32_t procs = 1;
 };
 
+// A validator for a decimal number in [lo, hi]: "'TEXT' is not WHAT".
+CLI::Validator number_in(double lo, double hi, std::string what, std::string name) {
+  return CLI::Validator(
+      [lo, hi, what](std::string& text) -> std::string {
+        double v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec == std::errc() && end == text.data() + text.size() && v >= lo && v <= hi) return {};
+        return fmt::format("'{}' is not {}", text, what);
+      },
+      name);
+}
+
 json wheel_json(const model::WheelSleep& w) {
   return {{"level", w.level},         {"step_jiffies", w.step_jiffies},
           {"min_jiffies", w.min_jiffies}, {"typical_jiffies", w.typical_jiffies},
@@ -41,12 +54,32 @@ json wheel_json(const model::WheelSleep& w) {
           {"typical_ms", w.typical_ms}, {"max_ms", w.max_ms}};
 }
 
-double percent_over(uint64_t usage_pages, uint64_t high_pages) {
-  if (usage_pages <= high_pages || high_pages == 0) return 0;
-  return 100.0 * static_cast<double>(usage_pages - high_pages) / static_cast<double>(high_pages);
+// One operation of --op bytes at --usage, at one sleep per batch and per page
+// (memory only), and its slowdown against --unthrottled-ms.
+json op_costs(const ModelOptions& o, const PenaltyArgs& a) {
+  model::Throttle t{.kernel = o.kernel(), .high = bytes_of(a.high), .shift = o.shift};
+  const uint64_t usage = bytes_of(a.usage), bytes = bytes_of(a.op);
+  json out = {{"bytes", bytes}};
+  for (auto [name, k] : {std::pair{"per_batch", 1.0}, std::pair{"per_page", double(t.kernel.batch)}}) {
+    t.sleeps_per_batch = k;
+    json cost = {{"seconds", model::op_seconds(t, usage, bytes)}};
+    if (a.unthrottled_ms) cost["slowdown"] = model::slowdown(t, usage, bytes, *a.unthrottled_ms / 1000.0);
+    out[name] = cost;
+  }
+  return out;
 }
 
-int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
+void print_op(const json& op, const PenaltyArgs& a) {
+  fmt::print("one {} operation: {:.3f} s at one sleep per batch, {:.3f} s at one per page\n",
+             format_bytes(op["bytes"].get<uint64_t>()), op["per_batch"]["seconds"].get<double>(),
+             op["per_page"]["seconds"].get<double>());
+  if (a.unthrottled_ms)
+    fmt::print("slowdown against {:g} ms unthrottled: {:.0f}x per batch, {:.0f}x per page\n", *a.unthrottled_ms,
+               op["per_batch"]["slowdown"].get<double>(), op["per_page"]["slowdown"].get<double>());
+}
+
+// The penalty's answer as JSON (the readable output is printed from it).
+json penalty_json(const ModelOptions& o, const PenaltyArgs& a) {
   const model::Kernel k = o.kernel();
   model::Level memory{.usage = model::to_pages(bytes_of(a.usage), k),
                       .high = model::to_pages(bytes_of(a.high), k)};
@@ -56,34 +89,48 @@ int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
                     .high = model::to_pages(bytes_of(a.swap_high), k)});
   model::Penalty p = model::penalty(
       {.memory = {&memory, 1}, .swap = swap, .nr_pages = a.pages, .shift = o.shift}, k);
-  const double ms = model::jiffies_to_ms(p.jiffies, k);
-  const model::WheelSleep w = model::wheel_sleep(p.jiffies, k);
-  const double over = percent_over(memory.usage, memory.high);
+  json out = {{"usage", memory.usage * k.page_size}, {"high", memory.high * k.page_size},
+              {"hz", k.hz}, {"nr_pages", a.pages}, {"shift", o.shift},
+              {"overage_percent", model::over_percent(memory.usage, memory.high)},
+              {"penalty_jiffies", p.jiffies}, {"penalty_ms", model::jiffies_to_ms(p.jiffies, k)},
+              {"unclamped_jiffies", p.unclamped_jiffies}, {"clamped", p.clamped}, {"sleeps", p.sleeps},
+              {"wheel", p.sleeps ? wheel_json(model::wheel_sleep(p.jiffies, k)) : json(nullptr)},
+              {"kernel_wraps", p.kernel_wraps}, {"kernel_penalty_jiffies", p.kernel_jiffies}};
+  if (!swap.empty()) out["swap_overage_percent"] = model::over_percent(swap[0].usage, swap[0].high);
+  if (!a.op.empty()) out["op"] = op_costs(o, a);
+  return out;
+}
 
-  if (o.json) {
-    json out = {{"usage", memory.usage * k.page_size}, {"high", memory.high * k.page_size},
-                {"hz", k.hz}, {"nr_pages", a.pages}, {"shift", o.shift},
-                {"overage_percent", over}, {"penalty_jiffies", p.jiffies}, {"penalty_ms", ms},
-                {"unclamped_jiffies", p.unclamped_jiffies}, {"clamped", p.clamped},
-                {"sleeps", p.sleeps}, {"wheel", p.sleeps ? wheel_json(w) : json(nullptr)},
-                {"kernel_wraps", p.kernel_wraps}, {"kernel_penalty_jiffies", p.kernel_jiffies}};
-    if (!swap.empty()) out["swap_overage_percent"] = percent_over(swap[0].usage, swap[0].high);
-    fmt::print("{}\n", out.dump(2));
-    return kOk;
-  }
-  fmt::print("usage {} against memory.high {}: {:.2f}% over\n", format_bytes(memory.usage * k.page_size),
-             format_bytes(memory.high * k.page_size), over);
-  fmt::print("penalty: {} jiffies = {:g} ms at HZ={} for {} pages, shift {}{}\n", p.jiffies, ms, k.hz,
-             a.pages, o.shift, p.clamped ? fmt::format(" (clamped from {})", p.unclamped_jiffies) : "");
-  if (p.sleeps) {
+void print_penalty(const json& j, const PenaltyArgs& a) {
+  const auto hz = j["hz"].get<uint32_t>();
+  const auto unclamped = j["unclamped_jiffies"].get<uint64_t>();
+  fmt::print("usage {} against memory.high {}: {:.2f}% over\n", format_bytes(j["usage"].get<uint64_t>()),
+             format_bytes(j["high"].get<uint64_t>()), j["overage_percent"].get<double>());
+  std::string clamp = !j["clamped"].get<bool>() ? ""
+                      : unclamped == UINT64_MAX ? " (clamped from 2^64 or more)"
+                                                : fmt::format(" (clamped from {})", unclamped);
+  fmt::print("penalty: {} jiffies = {:g} ms at HZ={} for {} pages, shift {}{}\n", j["penalty_jiffies"].get<uint64_t>(),
+             j["penalty_ms"].get<double>(), hz, a.pages, j["shift"].get<uint32_t>(), clamp);
+  if (const json& w = j["wheel"]; !w.is_null()) {
     fmt::print("sleeps: yes, {:g} ms typical on the timer wheel (more than {:g}, at most {:g} ms; steps of {:g} ms)\n",
-               w.typical_ms, w.min_ms, w.max_ms, model::jiffies_to_ms(w.step_jiffies, k));
+               w["typical_ms"].get<double>(), w["min_ms"].get<double>(), w["max_ms"].get<double>(),
+               w["step_jiffies"].get<double>() * 1000.0 / hz);
   } else {
-    fmt::print("sleeps: no (the kernel skips a penalty of {} jiffies or less)\n", k.hz / 100);
+    fmt::print("sleeps: no (the kernel skips a penalty of {} jiffies or less)\n", hz / 100);
   }
-  if (p.kernel_wraps)
+  if (j["kernel_wraps"].get<bool>())
     fmt::print("note: the kernel's 64-bit arithmetic wraps at this overage; it computes {} jiffies\n",
-               p.kernel_jiffies);
+               j["kernel_penalty_jiffies"].get<uint64_t>());
+  if (j.contains("op")) print_op(j["op"], a);
+}
+
+int run_penalty(const ModelOptions& o, const PenaltyArgs& a) {
+  json out = penalty_json(o, a);
+  if (o.json) {
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    print_penalty(out, a);
+  }
   return kOk;
 }
 
@@ -94,52 +141,63 @@ json growth_json(const model::Growth& g) {
   return out;
 }
 
+// grow's answer: at k (1 unless given), with the timer wheel's rounding, and
+// both bounds when k was not given.
+json grow_json(const ModelOptions& o, const GrowArgs& a, uint64_t from, uint64_t to) {
+  model::Throttle t{.kernel = o.kernel(), .high = bytes_of(a.high), .shift = o.shift,
+                    .sleeps_per_batch = a.k.value_or(1), .procs = a.procs};
+  json out = growth_json(model::grow(t, from, to));
+  model::Throttle wheel = t;
+  wheel.wheel = true;
+  out["seconds_wheel"] = model::grow(wheel, from, to).seconds;
+  out["sleeps_per_batch"] = t.sleeps_per_batch;
+  out["from"] = from, out["to"] = to, out["high"] = t.high;
+  out["procs"] = a.procs, out["hz"] = t.kernel.hz, out["shift"] = o.shift, out["batch"] = t.kernel.batch;
+  if (!a.k) {
+    out["per_batch"] = growth_json(model::grow(t, from, to));
+    t.sleeps_per_batch = t.kernel.batch;
+    out["per_page"] = growth_json(model::grow(t, from, to));
+  }
+  return out;
+}
+
+void print_grow(const json& g) {
+  const auto procs = g["procs"].get<uint32_t>();
+  fmt::print("from {} to {} with memory.high {} (HZ={}, shift {}, {} process{}):\n",
+             format_bytes(g["from"].get<uint64_t>()), format_bytes(g["to"].get<uint64_t>()),
+             format_bytes(g["high"].get<uint64_t>()), g["hz"].get<uint32_t>(), g["shift"].get<uint32_t>(), procs,
+             procs == 1 ? "" : "es");
+  if (g["throttled_from"].is_null()) {
+    fmt::print("  no sleep anywhere in this range: the throttle costs nothing\n");
+    return;
+  }
+  fmt::print("  sleeping starts at {}{}\n", format_bytes(g["throttled_from"].get<uint64_t>()),
+             g["capped_from"].is_null() ? ""
+                                        : fmt::format(", the 2 s cap from {}", format_bytes(g["capped_from"].get<uint64_t>())));
+  auto line = [](std::string_view label, const json& r) {
+    fmt::print("  {:<28} {:.1f} s ({} sleeps)\n", label, r["seconds"].get<double>(), r["sleeps"].get<uint64_t>());
+  };
+  if (g.contains("per_page")) {
+    line(fmt::format("one sleep per {}-page batch:", g["batch"].get<uint32_t>()), g["per_batch"]);
+    line("one sleep per page:", g["per_page"]);
+  } else {
+    fmt::print("  {:g} sleeps per batch: {:.1f} s ({} sleeps; {:.1f} s with timer-wheel rounding)\n",
+               g["sleeps_per_batch"].get<double>(), g["seconds"].get<double>(), g["sleeps"].get<uint64_t>(),
+               g["seconds_wheel"].get<double>());
+  }
+}
+
 int run_grow(const ModelOptions& o, const GrowArgs& a) {
   const uint64_t from = bytes_of(a.from), to = bytes_of(a.to);
   if (to <= from) {
     print_error(fmt::format("nothing to grow: --to {} is not above --from {}", a.to, a.from));
     return kUsage;
   }
-  model::Throttle t{.kernel = o.kernel(), .high = bytes_of(a.high), .shift = o.shift,
-                    .sleeps_per_batch = a.k.value_or(1), .procs = a.procs};
-  model::Growth g = model::grow(t, from, to);
-  model::Throttle wheel = t;
-  wheel.wheel = true;
-  const double wheel_seconds = model::grow(wheel, from, to).seconds;
-  std::optional<model::Growth> per_batch, per_page;
-  if (!a.k) {
-    per_batch = g;
-    t.sleeps_per_batch = t.kernel.batch;
-    per_page = model::grow(t, from, to);
-  }
+  json out = grow_json(o, a, from, to);
   if (o.json) {
-    json out = growth_json(g);
-    out["seconds_wheel"] = wheel_seconds;
-    out["sleeps_per_batch"] = a.k.value_or(1);
-    out["procs"] = a.procs;
-    out["hz"] = t.kernel.hz;
-    out["shift"] = o.shift;
-    if (per_page) {
-      out["per_batch"] = growth_json(*per_batch);
-      out["per_page"] = growth_json(*per_page);
-    }
     fmt::print("{}\n", out.dump(2));
-    return kOk;
-  }
-  fmt::print("from {} to {} with memory.high {} (HZ={}, shift {}, {} process{}):\n", format_bytes(from),
-             format_bytes(to), format_bytes(t.high), t.kernel.hz, o.shift, a.procs, a.procs == 1 ? "" : "es");
-  if (!g.throttled_from) {
-    fmt::print("  no sleep anywhere in this range: the throttle costs nothing\n");
-    return kOk;
-  }
-  fmt::print("  sleeping starts at {}{}\n", format_bytes(*g.throttled_from),
-             g.capped_from ? fmt::format(", the 2 s cap from {}", format_bytes(*g.capped_from)) : "");
-  if (per_page) {
-    fmt::print("  one sleep per 64-page batch: {:.1f} s ({} sleeps)\n", per_batch->seconds, per_batch->sleeps);
-    fmt::print("  one sleep per page:          {:.1f} s ({} sleeps)\n", per_page->seconds, per_page->sleeps);
   } else {
-    fmt::print("  {:g} sleeps per batch: {:.1f} s ({} sleeps; {:.1f} s with timer-wheel rounding)\n", *a.k,
-               g.seconds, g.sleeps, wheel_seconds);
+    print_grow(out);
   }
   return kOk;
 }
@@ -154,6 +212,10 @@ void add_penalty(CLI::App& app, ModelOptions& o, PenaltyArgs& a) {
   auto* sh = cmd->add_option("--swap-high", a.swap_high, "memory.swap.high")->check(size_validator({}));
   su->needs(sh);
   sh->needs(su);
+  auto* op = cmd->add_option("--op", a.op, "also the cost of one operation of this many bytes, e.g. 256K")
+                 ->check(size_validator({}));
+  cmd->add_option("--unthrottled-ms", a.unthrottled_ms, "the operation's latency without the limit, for the slowdown")
+      ->needs(op)->check(number_in(1e-9, 1e12, "a latency in ms above 0", "MS"));
   o.add_common(*cmd);
 }
 
@@ -165,14 +227,7 @@ void add_grow(CLI::App& app, ModelOptions& o, GrowArgs& a) {
   cmd->add_option("--sleeps-per-batch", a.k,
                   "k: 1 = one sleep per 64-page batch (the kernel's intent), 64 = one per page; "
                   "without it, both bounds")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            double k = 0;
-            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
-            if (ec == std::errc() && end == text.data() + text.size() && k >= 1 && k <= 64) return {};
-            return fmt::format("'{}' is not a number from 1 (one sleep per batch) to 64 (one per page)", text);
-          },
-          "K"));
+      ->check(number_in(1, 64, "a number from 1 (one sleep per batch) to 64 (one per page)", "K"));
   cmd->add_option("--procs", a.procs, "processes allocating at once")->capture_default_str()
       ->check(CLI::Range(1u, 1u << 20));
   o.add_common(*cmd);

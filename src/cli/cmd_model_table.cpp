@@ -25,8 +25,7 @@ std::string opt_text(const std::optional<uint64_t>& b) { return b ? format_bytes
 json finite(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 double percent_over(const model::Throttle& t, uint64_t usage) {
-  uint64_t h = model::to_pages(t.high, t.kernel), u = model::to_pages(usage, t.kernel);
-  return u <= h || h == 0 ? 0.0 : 100.0 * static_cast<double>(u - h) / static_cast<double>(h);
+  return model::over_percent(model::to_pages(usage, t.kernel), model::to_pages(t.high, t.kernel));
 }
 
 model::Throttle with_k(model::Throttle t, double k) {
@@ -84,7 +83,9 @@ json by_k(const model::Throttle& t, uint64_t from, uint64_t max) {
 }
 
 std::string rate_text(const json& v) {
-  return v.is_null() ? "-" : format_bytes(static_cast<uint64_t>(v.get<double>())) + "/s";
+  if (v.is_null()) return "-";
+  double rate = std::min(v.get<double>(), 1.8e19);  // below 2^64 for the cast
+  return format_bytes(static_cast<uint64_t>(rate)) + "/s";
 }
 
 void print_tables(const json& out, const model::Throttle& t) {

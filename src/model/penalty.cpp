@@ -56,6 +56,12 @@ uint64_t overage(uint64_t usage, uint64_t high) {
   return ov > kSat ? kSat : static_cast<uint64_t>(ov);
 }
 
+double over_percent(uint64_t usage, uint64_t high) {
+  if (usage <= high) return 0;
+  high = std::max<uint64_t>(high, 1);
+  return 100.0 * static_cast<double>(usage - high) / static_cast<double>(high);
+}
+
 uint64_t max_overage(std::span<const Level> levels) {
   uint64_t best = 0;
   for (const auto& l : levels) best = std::max(best, overage(l.usage, l.high));
@@ -99,6 +105,11 @@ Penalty penalty(uint64_t usage_pages, uint64_t high_pages, const Kernel& k, uint
                 uint32_t shift) {
   Level level{.usage = usage_pages, .high = high_pages};
   return penalty(PenaltyInput{.memory = {&level, 1}, .nr_pages = nr_pages, .shift = shift}, k);
+}
+
+std::optional<uint64_t> sleeps_from_high_events(uint64_t rise) {
+  if (rise % kHighEventsPerSleep != 0) return std::nullopt;
+  return rise / kHighEventsPerSleep;
 }
 
 double jiffies_to_ms(uint64_t jiffies, const Kernel& k) {

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace cgmem::model {
@@ -52,6 +53,10 @@ constexpr uint64_t to_pages(uint64_t bytes, const Kernel& k) { return bytes / k.
 
 // calculate_overage: (usage - high) / high in 2^-20 units; saturates.
 uint64_t overage(uint64_t usage_pages, uint64_t high_pages);
+
+// (usage - high) / high in percent, for people (high taken as >= 1 page
+// like the kernel does); 0 when usage <= high.
+double over_percent(uint64_t usage_pages, uint64_t high_pages);
 
 // mem_find_max_overage / swap_find_max_overage over the given levels.
 uint64_t max_overage(std::span<const Level> levels);
@@ -84,6 +89,19 @@ Penalty penalty(const PenaltyInput& in, const Kernel& k);
 // The common case: one cgroup, no ancestors over high, no swap.
 Penalty penalty(uint64_t usage_pages, uint64_t high_pages, const Kernel& k,
                 uint32_t nr_pages = 64, uint32_t shift = 0);
+
+// mem_cgroup_handle_over_high calls reclaim_high once, then retries
+// MAX_RECLAIM_RETRIES (16) times while reclaim frees nothing, before it
+// sleeps; each call raises memory.events "high" by one per level over high.
+// So with nothing reclaimable and one level over high, a sleep shows as a
+// rise of 17. (Reclaim that frees pages retries without sleeping.)
+inline constexpr uint64_t kMaxReclaimRetries = 16;
+inline constexpr uint64_t kHighEventsPerSleep = 1 + kMaxReclaimRetries;
+
+// The sleeps behind a rise of memory.events "high" (one level over high,
+// nothing reclaimable), or nullopt when the rise is not a multiple of 17
+// (a return that did not sleep, or reclaim that freed something).
+std::optional<uint64_t> sleeps_from_high_events(uint64_t rise);
 
 // Jiffies to milliseconds at this HZ (exact: 1000 * j / HZ as a double).
 double jiffies_to_ms(uint64_t jiffies, const Kernel& k);

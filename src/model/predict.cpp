@@ -12,7 +12,7 @@ namespace {
 
 // grow() evaluates the curve at most this many times; past that it sums
 // wider strips (each weighted by the sleeps it stands for).
-constexpr double kMaxEvaluations = 4e6;
+constexpr double kMaxEvaluations = 1e6;
 
 uint64_t page_size(const Throttle& t) { return std::max<uint64_t>(t.kernel.page_size, 1); }
 uint64_t high_pages(const Throttle& t) { return t.high / page_size(t); }

@@ -141,5 +141,15 @@ TEST(Penalty, NoOverflowAtAbsurdOverages) {
   EXPECT_EQ(overage(max, 1), max);  // (2^64 - 2) << 20 does not fit: saturates
 }
 
+// The notes: "the high counter rose by 17 per throttled chunk (one sleep)",
+// "1,088 = 64 x 17 per chunk (one sleep per 4 KiB page)".
+TEST(Penalty, SleepsFromHighEvents) {
+  EXPECT_EQ(sleeps_from_high_events(17), 1u);
+  EXPECT_EQ(sleeps_from_high_events(1088), 64u);
+  EXPECT_EQ(sleeps_from_high_events(0), 0u);
+  EXPECT_FALSE(sleeps_from_high_events(1));   // one reclaim pass, no sleep
+  EXPECT_FALSE(sleeps_from_high_events(35));
+}
+
 }  // namespace
 }  // namespace cgmem::model

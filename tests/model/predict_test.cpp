@@ -68,6 +68,13 @@ TEST(Predict, GrowthRateAtTheEndOfTheStudysRuns) {
   EXPECT_NEAR(growth_rate(study(64, 4), 242.0 * 1024 * kKiB) / kKiB, 4 * at_242_0, 1e-9);
 }
 
+// "the one-sleep-per-page model predicts 31.9 to 38.0 KiB/s for four
+// processes at that usage" (249.1 to 250.8 MiB).
+TEST(Predict, GrowthRateOfFourProcesses) {
+  EXPECT_NEAR(growth_rate(study(64, 4), 249.1 * 1024 * kKiB) / kKiB, 38.0, 0.05);
+  EXPECT_NEAR(growth_rate(study(64, 4), 250.8 * 1024 * kKiB) / kKiB, 31.9, 0.05);
+}
+
 // A 256 KiB operation at 239 MiB (the anon-fit runs): one sleep per batch
 // against 64, and the slowdown against the 0.257 ms unthrottled median.
 TEST(Predict, CostOfOneOperation) {

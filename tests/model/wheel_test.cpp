@@ -12,6 +12,7 @@ TEST(Wheel, TwoSecondsAtHz1000FireOnA64msStep) {
   WheelSleep w = wheel_sleep(2000, Kernel{.hz = 1000});
   EXPECT_EQ(w.level, 2u);
   EXPECT_EQ(w.step_jiffies, 64u);
+  EXPECT_DOUBLE_EQ(jiffies_to_ms(w.step_jiffies, Kernel{.hz = 1000}), 64.0);
   EXPECT_EQ(w.min_jiffies, 2000u);
   EXPECT_EQ(w.typical_jiffies, 2048u);
   EXPECT_EQ(w.max_jiffies, 2064u);
@@ -27,6 +28,7 @@ TEST(Wheel, TwoSecondsAtHz250FireOnA32msStep) {
   WheelSleep w = wheel_sleep(500, Kernel{.hz = 250});
   EXPECT_EQ(w.level, 1u);
   EXPECT_EQ(w.step_jiffies, 8u);
+  EXPECT_DOUBLE_EQ(jiffies_to_ms(w.step_jiffies, Kernel{.hz = 250}), 32.0);
   EXPECT_DOUBLE_EQ(w.min_ms, 2000.0);
   EXPECT_DOUBLE_EQ(w.typical_ms, 2016.0);
   EXPECT_DOUBLE_EQ(w.max_ms, 2032.0);

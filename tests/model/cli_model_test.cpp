@@ -1,0 +1,180 @@
+// `cgmem model` through the real binary: JSON values and error messages.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+using nlohmann::json;
+
+struct Output {
+  std::string out, err;
+  int code;
+};
+
+// Runs cgmem with args; stderr goes to a temporary file so JSON stays clean.
+Output run(const std::string& args) {
+  char err_path[] = "/tmp/cgmem-model-test-XXXXXX";
+  int fd = mkstemp(err_path);
+  if (fd >= 0) close(fd);
+  std::string command = std::string(CGMEM_BINARY) + " " + args + " 2>" + err_path;
+  FILE* pipe = popen(command.c_str(), "r");
+  Output o;
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) o.out.append(buffer.data(), n);
+  o.code = WEXITSTATUS(pclose(pipe));
+  if (FILE* f = fopen(err_path, "r")) {
+    while (size_t n = fread(buffer.data(), 1, buffer.size(), f)) o.err.append(buffer.data(), n);
+    fclose(f);
+  }
+  remove(err_path);
+  return o;
+}
+
+json run_json(const std::string& args) {
+  Output o = run(args + " --json");
+  EXPECT_EQ(o.code, 0) << args << "\n" << o.err;
+  return json::parse(o.out, nullptr, false);
+}
+
+TEST(CliModel, PenaltyAt105MOf100M) {
+  json j = run_json("model penalty --usage 105M --high 100M");
+  EXPECT_EQ(j["penalty_jiffies"], 159);
+  EXPECT_EQ(j["penalty_ms"], 159.0);
+  EXPECT_EQ(j["clamped"], false);
+  EXPECT_EQ(j["sleeps"], true);
+  EXPECT_EQ(j["hz"], 1000);
+  EXPECT_EQ(j["wheel"]["level"], 1);  // 159 jiffies: level 1, 8 ms steps
+  EXPECT_EQ(j["wheel"]["typical_ms"], 160.0);
+  EXPECT_EQ(j["wheel"]["max_ms"], 167.0);
+}
+
+TEST(CliModel, PenaltyAtTheCapOnHz250) {
+  json j = run_json("model penalty --usage 300M --high 241590272 --hz 250");
+  EXPECT_EQ(j["penalty_jiffies"], 500);
+  EXPECT_EQ(j["penalty_ms"], 2000.0);
+  EXPECT_EQ(j["clamped"], true);
+  EXPECT_EQ(j["unclamped_jiffies"], 1460);
+  EXPECT_EQ(j["wheel"]["min_ms"], 2000.0);
+  EXPECT_EQ(j["wheel"]["typical_ms"], 2016.0);
+  EXPECT_EQ(j["wheel"]["max_ms"], 2032.0);
+}
+
+TEST(CliModel, PenaltyBelowTheNoSleepLine) {
+  json j = run_json("model penalty --usage 101M --high 100M");
+  EXPECT_EQ(j["penalty_jiffies"], 6);
+  EXPECT_EQ(j["sleeps"], false);
+  EXPECT_TRUE(j["wheel"].is_null());
+}
+
+TEST(CliModel, PenaltyWithShiftPagesAndSwap) {
+  EXPECT_EQ(run_json("model penalty --usage 110M --high 100M --shift 2")["penalty_jiffies"], 159);
+  EXPECT_EQ(run_json("model penalty --usage 110M --high 100M --pages 1")["penalty_jiffies"], 9);
+  json j = run_json("model penalty --usage 110M --high 100M --swap-usage 110M --swap-high 100M");
+  EXPECT_EQ(j["penalty_jiffies"], 1278);
+}
+
+// The study's anon-fit case: a 256 KiB operation at 239.2 MiB, 0.257 ms
+// without the limit; measured 191.8 ms on its own CPU, 6,216 ms next to the
+// sampler (one sleep per page).
+TEST(CliModel, PenaltyWithTheCostOfAnOperation) {
+  json j = run_json("model penalty --usage 239.2M --high 241590272 --op 256K --unthrottled-ms 0.257");
+  EXPECT_EQ(j["penalty_jiffies"], 93);
+  EXPECT_EQ(j["op"]["bytes"], 262144);
+  EXPECT_DOUBLE_EQ(j["op"]["per_batch"]["seconds"].get<double>(), 0.093);
+  EXPECT_DOUBLE_EQ(j["op"]["per_page"]["seconds"].get<double>(), 64 * 0.093);
+  EXPECT_NEAR(j["op"]["per_page"]["slowdown"].get<double>(), 1 + 5.952 / 0.000257, 1e-6);
+}
+
+TEST(CliModel, GrowGivesBothBoundsWithoutK) {
+  json j = run_json("model grow --from 233.4MiB --to 256M --high 241590272");
+  EXPECT_NEAR(j["per_batch"]["seconds"].get<double>(), 27.041, 0.001);
+  EXPECT_NEAR(j["per_page"]["seconds"].get<double>(), 1720.258, 0.001);
+  EXPECT_EQ(j["per_page"]["sleeps"], 5780);
+  EXPECT_EQ(j["seconds"], j["per_batch"]["seconds"]);
+  EXPECT_EQ(j["throttled_from"], 244760576);
+}
+
+TEST(CliModel, GrowAtKAndProcs) {
+  json j = run_json("model grow --from 0 --to 256M --high 241590272 --sleeps-per-batch 64 --procs 4");
+  EXPECT_NEAR(j["seconds"].get<double>(), 1720.258 / 4, 0.001);
+  EXPECT_FALSE(j.contains("per_page"));
+  EXPECT_NEAR(j["seconds_wheel"].get<double>(), 1780.455 / 4, 0.001);
+}
+
+TEST(CliModel, TableOverShiftUsageAndK) {
+  json j = run_json("model table --high 241590272 --max 256M");
+  ASSERT_EQ(j["by_shift"].size(), 16u);
+  EXPECT_NEAR(j["by_shift"][0]["per_page_seconds"].get<double>(), 1720.258, 0.001);
+  EXPECT_NEAR(j["by_shift"][1]["per_page_seconds"].get<double>(), 856.3, 0.1);
+  EXPECT_EQ(j["by_shift"][15]["per_page_seconds"], 0.0);
+  EXPECT_EQ(j["sleep_start"], 244760576);
+  EXPECT_EQ(j["cap_start"], 284299264);
+  ASSERT_EQ(j["by_k"].size(), 7u);
+  EXPECT_EQ(j["by_k"][6]["sleeps_per_batch"], 64.0);
+  EXPECT_EQ(j["by_k"][0]["sleeps"], 91);
+  bool saw_start = false;
+  for (const auto& row : j["by_usage"]) saw_start |= row["usage"] == 244760576 && row["sleeps"] == true;
+  EXPECT_TRUE(saw_start);
+}
+
+TEST(CliModel, ReadablePenalty) {
+  Output o = run("model penalty --usage 242M --high 241590272");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_EQ(o.out,
+            "usage 242MiB against memory.high 230.4MiB: 5.04% over\n"
+            "penalty: 162 jiffies = 162 ms at HZ=1000 for 64 pages, shift 0\n"
+            "sleeps: yes, 168 ms typical on the timer wheel (more than 162, at most 170 ms; steps of 8 ms)\n");
+  Output capped = run("model penalty --usage 1G --high 1M");
+  EXPECT_NE(capped.out.find("(clamped from 2^64 or more)"), std::string::npos);
+  EXPECT_NE(capped.out.find("note: the kernel's 64-bit arithmetic wraps at this overage; it computes 2000 jiffies"),
+            std::string::npos);
+}
+
+TEST(CliModel, ReadableOutput) {
+  Output o = run("model grow --from 233.4MiB --to 256M --high 241590272");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_EQ(o.out,
+            "from 233.4MiB to 256MiB with memory.high 230.4MiB (HZ=1000, shift 0, 1 process):\n"
+            "  sleeping starts at 233.4MiB\n"
+            "  one sleep per 64-page batch: 27.0 s (91 sleeps)\n"
+            "  one sleep per page:          1720.3 s (5780 sleeps)\n");
+}
+
+void expect_error(const std::string& args, const std::string& message, bool with_usage_hint = true) {
+  Output o = run(args);
+  EXPECT_EQ(o.code, 2) << args;
+  EXPECT_EQ(o.out, "") << args;
+  std::string expected = "cgmem: error: " + message + "\n";
+  if (with_usage_hint) expected += "run 'cgmem model --help' for usage\n";
+  EXPECT_EQ(o.err, expected) << args;
+}
+
+TEST(CliModel, BadInputErrorsWordForWord) {
+  const std::string hint = " (use bytes, or K/M/G/T (base 1024), e.g. 256M, 230.4MiB, 241590272)";
+  expect_error("model", "A subcommand is required");
+  expect_error("model bogus", "unknown model subcommand 'bogus'; use penalty, grow or table", false);
+  expect_error("model penalty --high 1M", "--usage is required");
+  expect_error("model penalty --usage 1X --high 1M", "--usage: invalid size '1X': unknown unit 'X'" + hint);
+  expect_error("model penalty --usage max --high 1M",
+               "--usage: invalid size 'max': 'max' is not allowed here" + hint);
+  expect_error("model penalty --usage 1M --high 1M --shift 33", "--shift: Value 33 not in range 0 to 32");
+  expect_error("model penalty --usage 1M --high 1M --hz 0", "--hz: Value 0 not in range 1 to 100000");
+  expect_error("model penalty --usage 1M --high 1M --swap-usage 1M", "--swap-usage requires --swap-high");
+  expect_error("model penalty --usage 1M --high 1M --unthrottled-ms 1", "--unthrottled-ms requires --op");
+  expect_error("model penalty --usage 1M --high 1M --op 4K --unthrottled-ms 0",
+               "--unthrottled-ms: '0' is not a latency in ms above 0");
+  expect_error("model grow --from 2M --to 1M --high 1M", "nothing to grow: --to 1M is not above --from 2M", false);
+  expect_error("model grow --from 1M --to 2M --high 1M --sleeps-per-batch 0.5",
+               "--sleeps-per-batch: '0.5' is not a number from 1 (one sleep per batch) to 64 (one per page)");
+  expect_error("model table --high 2M --max 1M",
+               "--max 1M is not above --high 2M: the table spans memory.high to memory.max", false);
+  expect_error("model table --high 1M --max 2M --from 3M", "--from 3M is not below --max 2M", false);
+}
+
+}  // namespace
