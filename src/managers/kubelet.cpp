@@ -109,6 +109,89 @@ void swap_file(const KubeletConfig& k, const KubeContainer& c, const std::string
   add(out, std::move(a));
 }
 
+// The container's memory.max: its limit, or the pod-level limit (1.34+).
+void container_max(const KubeletConfig& k, const KubeContainer& c, const KubePod& pod, Translation& out) {
+  Assignment max{.scope = scope_of(c), .file = "memory.max",
+                 .source = std::string(kResources) + " calculateLinuxResources()"};
+  if (c.limit.value_or(0) != 0) {
+    with_value(max, Limit::of(static_cast<uint64_t>(*c.limit)), k.page_size);
+    max.rule = fmt::format("limits.memory {}", bytes_text(*c.limit));
+  } else if (k.minor >= 34 && pod.limit) {
+    with_value(max, Limit::of(static_cast<uint64_t>(*pod.limit)), k.page_size);
+    max.rule = fmt::format("no container limit: the pod-level limit {} (PodLevelResources)", *pod.limit);
+  } else {
+    max.set = false;
+    max.rule = "no limits.memory: not written (max)";
+  }
+  add(out, std::move(max));
+}
+
+void oom_group(const KubeletConfig& k, const KubeContainer& c, Translation& out) {
+  Assignment group{.scope = scope_of(c), .file = "memory.oom.group", .value = Limit::of(0), .flag = true,
+                   .source = std::string(kResources) + " calculateLinuxResources()"};
+  if (k.minor < 28) group.set = false, group.rule = "before 1.28 the kubelet does not set it";
+  else if (k.minor >= 32 && k.single_process_oom_kill) group.set = false, group.rule = "singleProcessOOMKill: not set";
+  else group.value = Limit::of(1), group.rule = "cgroup v2: kill the whole container on an OOM kill";
+  add(out, std::move(group));
+}
+
+// MemoryQoS: memory.min/low and memory.high of one container.
+Result<void> container_qos(const KubeletConfig& k, const KubeContainer& c, const std::string& qos,
+                           std::optional<int64_t> allocatable, Translation& out) {
+  std::string scope = scope_of(c);
+  if (!*k.memory_qos) {
+    add(out, {.scope = scope, .file = "memory.high", .set = false,
+              .rule = fmt::format("MemoryQoS gate off ({}): no memory.high",
+                                  k.minor >= 37 ? "turned off" : "the default before 1.37"),
+              .source = std::string(kResources) + " applyPlatformSpecificContainerConfig()"});
+    return {};
+  }
+  protection(k, qos, scope, c.request.value_or(0), kResources, out);
+  auto high = memory_high(k, c, allocatable);
+  if (!high) return std::unexpected(high.error());
+  Assignment a{.scope = scope, .file = "memory.high", .rule = high->rule,
+               .source = std::string(kResources) + " generateLinuxContainerResources()"};
+  if (high->value) with_value(a, Limit::of(static_cast<uint64_t>(*high->value)), k.page_size);
+  else a.set = false;
+  add(out, std::move(a));
+  return {};
+}
+
+// The pod cgroup: memory.max (the sum of the limits, or the pod-level one)
+// and, with MemoryQoS, its memory.min/low.
+void pod_files(const KubeletConfig& k, const KubePod& pod, const std::string& qos, Translation& out) {
+  const std::string scope = pod.name.empty() ? "pod" : "pod " + pod.name;
+  int64_t sum_limits = 0, sum_requests = 0, init_limit = 0, init_request = 0;
+  bool all_limited = !pod.containers.empty();
+  for (const auto& c : pod.containers) {
+    all_limited &= c.limit.value_or(0) != 0;
+    if (c.init && !c.sidecar) {  // init containers run before the others: the largest counts
+      init_limit = std::max(init_limit, c.limit.value_or(0));
+      init_request = std::max(init_request, c.request.value_or(0));
+    } else {
+      sum_limits += c.limit.value_or(0);
+      sum_requests += c.request.value_or(0);
+    }
+  }
+  Assignment max{.scope = scope, .file = "memory.max",
+                 .source = "kubernetes/kubernetes pkg/kubelet/cm/helpers_linux.go ResourceConfigForPod()"};
+  if (k.minor >= 34 && pod.limit) {
+    with_value(max, Limit::of(static_cast<uint64_t>(*pod.limit)), k.page_size);
+    max.rule = fmt::format("spec.resources.limits.memory {}", bytes_text(*pod.limit));
+  } else if (all_limited) {
+    int64_t total = std::max(sum_limits, init_limit);
+    with_value(max, Limit::of(static_cast<uint64_t>(total)), k.page_size);
+    max.rule = fmt::format("every container has a limit: the sum, {}", bytes_text(total));
+  } else {
+    max.set = false;
+    max.rule = "a container without a limit: the pod gets none (max)";
+  }
+  add(out, std::move(max));
+  if (*k.memory_qos)
+    protection(k, qos, scope, pod.request.value_or(std::max(sum_requests, init_request)),
+               "kubernetes/kubernetes pkg/kubelet/cm/helpers_linux.go ResourceConfigForPod()", out);
+}
+
 }  // namespace
 
 Result<int> parse_kube_version(std::string_view text) {
@@ -183,7 +266,6 @@ std::string pod_qos(const KubePod& pod) {
 
 Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod) {
   Translation out{.manager = fmt::format("kubelet 1.{}", k.minor)};
-  const std::string pod_scope = pod.name.empty() ? "pod" : "pod " + pod.name;
   std::string qos = pod_qos(pod);
   out.notes.push_back(fmt::format("pod QoS class: {}; MemoryQoS gate {}{}", qos,
                                   *k.memory_qos ? "on" : "off",
@@ -191,73 +273,13 @@ Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod
                                            : ", memoryThrottlingFactor unset"));
   std::optional<int64_t> allocatable;
   if (k.capacity) allocatable = std::max<int64_t>(0, *k.capacity - k.system_reserved - k.kube_reserved);
-  bool pod_level = k.minor >= 34 && pod.limit;
   for (const auto& c : pod.containers) {
-    std::string scope = scope_of(c);
-    Assignment max{.scope = scope, .file = "memory.max",
-                   .source = std::string(kResources) + " calculateLinuxResources()"};
-    if (c.limit.value_or(0) != 0) {
-      with_value(max, Limit::of(static_cast<uint64_t>(*c.limit)), k.page_size);
-      max.rule = fmt::format("limits.memory {}", bytes_text(*c.limit));
-    } else if (pod_level) {
-      with_value(max, Limit::of(static_cast<uint64_t>(*pod.limit)), k.page_size);
-      max.rule = fmt::format("no container limit: the pod-level limit {} (PodLevelResources)", *pod.limit);
-    } else {
-      max.set = false;
-      max.rule = "no limits.memory: not written (max)";
-    }
-    add(out, std::move(max));
+    container_max(k, c, pod, out);
     swap_file(k, c, qos, out);
-    Assignment group{.scope = scope, .file = "memory.oom.group", .value = Limit::of(0), .flag = true,
-                     .source = std::string(kResources) + " calculateLinuxResources()"};
-    if (k.minor < 28) group.set = false, group.rule = "before 1.28 the kubelet does not set it";
-    else if (k.minor >= 32 && k.single_process_oom_kill) group.set = false, group.rule = "singleProcessOOMKill: not set";
-    else group.value = Limit::of(1), group.rule = "cgroup v2: kill the whole container on an OOM kill";
-    add(out, std::move(group));
-    if (!*k.memory_qos) {
-      add(out, {.scope = scope, .file = "memory.high", .set = false,
-                .rule = fmt::format("MemoryQoS gate off ({}): no memory.high",
-                                    k.minor >= 37 ? "turned off" : "the default before 1.37"),
-                .source = std::string(kResources) + " applyPlatformSpecificContainerConfig()"});
-      continue;
-    }
-    protection(k, qos, scope, c.request.value_or(0), kResources, out);
-    auto high = memory_high(k, c, allocatable);
-    if (!high) return std::unexpected(high.error());
-    Assignment a{.scope = scope, .file = "memory.high", .rule = high->rule,
-                 .source = std::string(kResources) + " generateLinuxContainerResources()"};
-    if (high->value) with_value(a, Limit::of(static_cast<uint64_t>(*high->value)), k.page_size);
-    else a.set = false;
-    add(out, std::move(a));
+    oom_group(k, c, out);
+    if (auto r = container_qos(k, c, qos, allocatable, out); !r) return std::unexpected(r.error());
   }
-  // The pod cgroup.
-  int64_t sum_limits = 0, sum_requests = 0, init_limit = 0, init_request = 0;
-  bool all_limited = true;
-  for (const auto& c : pod.containers) {
-    all_limited &= c.limit.value_or(0) != 0;
-    bool plain_init = c.init && !c.sidecar;
-    (plain_init ? init_limit : sum_limits) = plain_init ? std::max(init_limit, c.limit.value_or(0))
-                                                        : sum_limits + c.limit.value_or(0);
-    (plain_init ? init_request : sum_requests) = plain_init ? std::max(init_request, c.request.value_or(0))
-                                                            : sum_requests + c.request.value_or(0);
-  }
-  Assignment pmax{.scope = pod_scope, .file = "memory.max",
-                  .source = "kubernetes/kubernetes pkg/kubelet/cm/helpers_linux.go ResourceConfigForPod()"};
-  if (pod_level) {
-    with_value(pmax, Limit::of(static_cast<uint64_t>(*pod.limit)), k.page_size);
-    pmax.rule = fmt::format("spec.resources.limits.memory {}", bytes_text(*pod.limit));
-  } else if (all_limited && !pod.containers.empty()) {
-    int64_t total = std::max(sum_limits, init_limit);
-    with_value(pmax, Limit::of(static_cast<uint64_t>(total)), k.page_size);
-    pmax.rule = fmt::format("every container has a limit: the sum, {}", bytes_text(total));
-  } else {
-    pmax.set = false;
-    pmax.rule = "a container without a limit: the pod gets none (max)";
-  }
-  add(out, std::move(pmax));
-  if (*k.memory_qos)
-    protection(k, qos, pod_scope, pod.request.value_or(std::max(sum_requests, init_request)),
-               "kubernetes/kubernetes pkg/kubelet/cm/helpers_linux.go ResourceConfigForPod()", out);
+  pod_files(k, pod, qos, out);
   if (k.minor <= 35 && *k.memory_qos)
     out.notes.push_back("MemoryQoS also sets memory.min on the QoS-level cgroups (kubepods, "
                         "kubepods/burstable) to the sum of the requests");
