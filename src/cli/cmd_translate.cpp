@@ -279,37 +279,18 @@ void add_common(CLI::App* sub, Common& c) {
       ->check(CLI::IsMember({4096, 16384, 65536}));
 }
 
-}  // namespace
+struct Subcommands {
+  CLI::App *systemd, *docker, *podman, *compose, *kubelet, *runc, *incus, *slurm, *nomad;
+};
 
-int run_translate(std::span<char*> args) {
-  CLI::App app("What a manager writes to the cgroup v2 memory files, and what that does to a program.\n"
-               "Managers: systemd, docker, podman, compose, kubelet, runc, incus, slurm, nomad.",
-               "translate");
-  app.require_subcommand(1);
-  Common common;
-  Flags f;
+void docker_flags(CLI::App* sub, Flags& f) {
+  sub->add_option("-m,--memory", f.memory, "memory limit (256m, 1g)");
+  sub->add_option("--memory-reservation", f.reservation, "memory soft limit (memory.low on cgroup v2)");
+  sub->add_option("--memory-swap", f.swap, "memory plus swap; -1 for unlimited");
+  sub->add_flag("--oom-kill-disable", f.oom_kill_disable, "disable the OOM killer (no effect on cgroup v2)");
+}
 
-  auto* sd = app.add_subcommand("systemd", "MemoryMin/Low/High/Max/SwapMax/ZSwapMax= and OOMPolicy=");
-  sd->add_option("unit-file", f.unit_file, "a unit file ([Service], [Scope] or [Slice])");
-  sd->add_option("-p,--property", f.properties, "Name=Value, as systemd-run -p (after the file)");
-  sd->add_option("--ram", f.ram, "physical RAM in bytes, for N% (default: this machine's)")->check(size_validator({}));
-
-  auto docker_flags = [&](CLI::App* sub) {
-    sub->add_option("-m,--memory", f.memory, "memory limit (256m, 1g)");
-    sub->add_option("--memory-reservation", f.reservation, "memory soft limit (memory.low on cgroup v2)");
-    sub->add_option("--memory-swap", f.swap, "memory plus swap; -1 for unlimited");
-    sub->add_flag("--oom-kill-disable", f.oom_kill_disable, "disable the OOM killer (no effect on cgroup v2)");
-  };
-  auto* dk = app.add_subcommand("docker", "docker run / docker create memory flags");
-  docker_flags(dk);
-  auto* pm = app.add_subcommand("podman", "podman run memory flags and --cgroup-conf");
-  docker_flags(pm);
-  pm->add_option("--cgroup-conf", f.cgroup_conf, "KEY=VALUE written to the cgroup, e.g. memory.high=241590272");
-  auto* cp = app.add_subcommand("compose", "a compose file's services (mem_limit, deploy.resources...)");
-  cp->add_option("file", f.compose_file, "compose.yaml")->required();
-  cp->add_option("--service", f.service, "only this service");
-
-  auto* kl = app.add_subcommand("kubelet", "a pod's requests and limits, by Kubernetes version (1.22-1.37)");
+void kubelet_flags(CLI::App* kl, Flags& f) {
   kl->add_option("--version", f.version, "Kubernetes version, 1.22 to 1.37 (default 1.36)");
   kl->add_option("--pod", f.pod_file, "a Pod (or Deployment, StatefulSet, Job...) YAML file");
   kl->add_option("--limit", f.limit, "limits.memory of one container (256Mi, 1G, 1e9)");
@@ -325,64 +306,105 @@ int run_translate(std::span<char*> args) {
   kl->add_option("--kube-reserved", f.kube_reserved, "kube-reserved memory");
   kl->add_option("--swap-capacity", f.swap_capacity, "node swap (LimitedSwap)");
   kl->add_flag("--single-process-oom-kill", f.single_process_oom_kill, "singleProcessOOMKill (1.32+)");
+}
 
-  auto* rc = app.add_subcommand("runc", "an OCI spec's linux.resources.memory and unified map");
-  rc->add_option("--spec", f.spec_file, "config.json");
-  rc->add_option("--limit", f.limit, "memory.limit in bytes, -1 unlimited");
-  rc->add_option("--reservation", f.reservation, "memory.reservation in bytes");
-  rc->add_option("--swap", f.swap, "memory.swap (memory plus swap) in bytes, -1 unlimited");
-  rc->add_option("--unified", f.unified, "FILE=VALUE in the unified map, e.g. memory.high=241590272");
+void other_flags(const Subcommands& s, Flags& f) {
+  s.runc->add_option("--spec", f.spec_file, "config.json");
+  s.runc->add_option("--limit", f.limit, "memory.limit in bytes, -1 unlimited");
+  s.runc->add_option("--reservation", f.reservation, "memory.reservation in bytes");
+  s.runc->add_option("--swap", f.swap, "memory.swap (memory plus swap) in bytes, -1 unlimited");
+  s.runc->add_option("--unified", f.unified, "FILE=VALUE in the unified map, e.g. memory.high=241590272");
+  s.incus->add_option("--limits-memory", f.limits_memory, "limits.memory (2GiB, 512MB, 25%)")->required();
+  s.incus->add_option("--enforce", f.enforce, "limits.memory.enforce: hard (default) or soft");
+  s.incus->add_option("--ram", f.ram, "host RAM in bytes, for N% (default: this machine's)")->check(size_validator({}));
+  s.slurm->add_option("--mem", f.mem, "the job's memory (MB, or K/M/G/T)");
+  s.slurm->add_option("--real-memory", f.real_memory, "the node's RealMemory in MB")->required();
+  s.slurm->add_option("--cgroup-conf", f.cgroup_conf_file, "cgroup.conf");
+  s.slurm->add_option("-p,--set", f.slurm_settings, "Key=Value as in cgroup.conf (after the file)");
+  s.nomad->add_option("--driver", f.driver, "docker (default) or exec");
+  s.nomad->add_option("--memory", f.nomad_memory, "resources.memory in MB (default 300)");
+  s.nomad->add_option("--memory-max", f.memory_max, "resources.memory_max in MB");
+  s.nomad->add_option("--memory-hard-limit", f.memory_hard_limit, "docker plugin memory_hard_limit in MB");
+}
 
-  auto* ic = app.add_subcommand("incus", "limits.memory and limits.memory.enforce");
-  ic->add_option("--limits-memory", f.limits_memory, "limits.memory (2GiB, 512MB, 25%)")->required();
-  ic->add_option("--enforce", f.enforce, "limits.memory.enforce: hard (default) or soft");
-  ic->add_option("--ram", f.ram, "host RAM in bytes, for N% (default: this machine's)")->check(size_validator({}));
+Subcommands define(CLI::App& app, Flags& f) {
+  Subcommands s{
+      app.add_subcommand("systemd", "MemoryMin/Low/High/Max/SwapMax/ZSwapMax= and OOMPolicy="),
+      app.add_subcommand("docker", "docker run / docker create memory flags"),
+      app.add_subcommand("podman", "podman run memory flags and --cgroup-conf"),
+      app.add_subcommand("compose", "a compose file's services (mem_limit, deploy.resources...)"),
+      app.add_subcommand("kubelet", "a pod's requests and limits, by Kubernetes version (1.22-1.37)"),
+      app.add_subcommand("runc", "an OCI spec's linux.resources.memory and unified map"),
+      app.add_subcommand("incus", "limits.memory and limits.memory.enforce"),
+      app.add_subcommand("slurm", "a job's --mem under the task/cgroup plugin, cgroup v2"),
+      app.add_subcommand("nomad", "a task's resources.memory and memory_max")};
+  s.systemd->add_option("unit-file", f.unit_file, "a unit file ([Service], [Scope] or [Slice])");
+  s.systemd->add_option("-p,--property", f.properties, "Name=Value, as systemd-run -p (after the file)");
+  s.systemd->add_option("--ram", f.ram, "physical RAM in bytes, for N% (default: this machine's)")
+      ->check(size_validator({}));
+  docker_flags(s.docker, f);
+  docker_flags(s.podman, f);
+  s.podman->add_option("--cgroup-conf", f.cgroup_conf, "KEY=VALUE written to the cgroup, e.g. memory.high=241590272");
+  s.compose->add_option("file", f.compose_file, "compose.yaml")->required();
+  s.compose->add_option("--service", f.service, "only this service");
+  kubelet_flags(s.kubelet, f);
+  other_flags(s, f);
+  return s;
+}
 
-  auto* sl = app.add_subcommand("slurm", "a job's --mem under the task/cgroup plugin, cgroup v2");
-  sl->add_option("--mem", f.mem, "the job's memory (MB, or K/M/G/T)");
-  sl->add_option("--real-memory", f.real_memory, "the node's RealMemory in MB")->required();
-  sl->add_option("--cgroup-conf", f.cgroup_conf_file, "cgroup.conf");
-  sl->add_option("-p,--set", f.slurm_settings, "Key=Value as in cgroup.conf (after the file)");
+Result<Translation> compose(const Flags& f, const TranslateOutput& o) {
+  auto text = read_file(f.compose_file);
+  if (!text) return std::unexpected(text.error());
+  auto services = managers::parse_compose_yaml(*text, f.compose_file);
+  if (!services) return std::unexpected(services.error());
+  return managers::translate_compose(*services, f.service, o.page_size);
+}
 
-  auto* nm = app.add_subcommand("nomad", "a task's resources.memory and memory_max");
-  nm->add_option("--driver", f.driver, "docker (default) or exec");
-  nm->add_option("--memory", f.nomad_memory, "resources.memory in MB (default 300)");
-  nm->add_option("--memory-max", f.memory_max, "resources.memory_max in MB");
-  nm->add_option("--memory-hard-limit", f.memory_hard_limit, "docker plugin memory_hard_limit in MB");
+Result<Translation> incus(const Flags& f, const TranslateOutput& o) {
+  managers::IncusInput in{.limits_memory = f.limits_memory, .enforce = f.enforce};
+  Translation notes;
+  in.ram = ram_for(f, &notes, f.limits_memory.ends_with('%'));
+  auto t = managers::translate_incus(in, o.page_size);
+  if (t) t->notes.insert(t->notes.end(), notes.notes.begin(), notes.notes.end());
+  return t;
+}
 
+Result<Translation> dispatch(const Subcommands& s, const Flags& f, const TranslateOutput& o) {
+  if (s.systemd->parsed()) return systemd(f, o);
+  if (s.docker->parsed() || s.podman->parsed()) {
+    auto in = docker_input(f);
+    if (!in) return std::unexpected(in.error());
+    return s.docker->parsed() ? managers::translate_docker(*in, o.page_size)
+                              : managers::translate_podman(*in, o.page_size);
+  }
+  if (s.compose->parsed()) return compose(f, o);
+  if (s.kubelet->parsed()) return kubelet(f, o);
+  if (s.runc->parsed()) return runc(f, o);
+  if (s.incus->parsed()) return incus(f, o);
+  if (s.slurm->parsed()) return slurm(f, o);
+  return managers::translate_nomad({.driver = f.driver, .memory_mb = f.nomad_memory,
+                                    .memory_max_mb = f.memory_max,
+                                    .memory_hard_limit_mb = f.memory_hard_limit},
+                                   o.page_size);
+}
+
+}  // namespace
+
+int run_translate(std::span<char*> args) {
+  CLI::App app("What a manager writes to the cgroup v2 memory files, and what that does to a program.\n"
+               "Managers: systemd, docker, podman, compose, kubelet, runc, incus, slurm, nomad.",
+               "translate");
+  app.require_subcommand(1);
+  Common common;
+  Flags f;
+  Subcommands subs = define(app, f);
   for (auto* sub : app.get_subcommands({})) add_common(sub, common);
   if (int code = parse(app, args); code >= 0) return code;
 
   TranslateOutput& o = common.out;
   if (!common.working_set.empty()) o.working_set = limit_from(common.working_set, {}).bytes();
   if (!common.alloc_rate.empty()) o.alloc_rate = static_cast<double>(limit_from(common.alloc_rate, {}).bytes());
-
-  Result<Translation> t = fail("no manager");
-  if (sd->parsed()) t = systemd(f, o);
-  else if (dk->parsed() || pm->parsed()) {
-    auto in = docker_input(f);
-    t = !in ? Result<Translation>(std::unexpected(in.error()))
-            : dk->parsed() ? managers::translate_docker(*in, o.page_size)
-                           : managers::translate_podman(*in, o.page_size);
-  } else if (cp->parsed()) {
-    auto text = read_file(f.compose_file);
-    auto services = text ? managers::parse_compose_yaml(*text, f.compose_file)
-                         : Result<std::vector<managers::ComposeService>>(std::unexpected(text.error()));
-    t = services ? managers::translate_compose(*services, f.service, o.page_size)
-                 : Result<Translation>(std::unexpected(services.error()));
-  } else if (kl->parsed()) t = kubelet(f, o);
-  else if (rc->parsed()) t = runc(f, o);
-  else if (ic->parsed()) {
-    managers::IncusInput in{.limits_memory = f.limits_memory, .enforce = f.enforce};
-    Translation notes;
-    in.ram = ram_for(f, &notes, f.limits_memory.ends_with('%'));
-    t = managers::translate_incus(in, o.page_size);
-    if (t) t->notes.insert(t->notes.end(), notes.notes.begin(), notes.notes.end());
-  } else if (sl->parsed()) t = slurm(f, o);
-  else if (nm->parsed())
-    t = managers::translate_nomad({.driver = f.driver, .memory_mb = f.nomad_memory,
-                                   .memory_max_mb = f.memory_max, .memory_hard_limit_mb = f.memory_hard_limit},
-                                  o.page_size);
+  auto t = dispatch(subs, f, o);
   if (!t) {
     print_error(t.error());
     return t.error().err != 0 ? kFailure : kUsage;  // errno: a file could not be read
