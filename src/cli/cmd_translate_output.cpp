@@ -91,7 +91,8 @@ std::string duration(double s) {
 
 void print_verdicts(const std::vector<managers::Verdict>& vs, const TranslateOutput& o) {
   if (!o.working_set) return;
-  fmt::print("\nverdict for a working set of {} at HZ={}{}:\n", format_bytes(*o.working_set), o.hz,
+  fmt::print("\nverdict for a working set of {} at HZ={}{}, for a host without swap (as the study's):\n",
+             format_bytes(*o.working_set), o.hz,
              o.hz == 1000 ? " (the default, the study's kernel; --hz for yours)" : "");
   for (const auto& v : vs) {
     fmt::print("  {}: {}\n", v.scope, v.summary);
@@ -116,6 +117,7 @@ void print_translation(const managers::Translation& t, const TranslateOutput& o)
   auto vs = verdicts(t, o);
   if (o.json) {
     json out = {{"manager", t.manager}, {"page_size", o.page_size}, {"notes", t.notes}};
+    if (o.working_set) out["verdict_assumes_no_swap"] = true;
     out["assignments"] = json::array();
     for (const auto& a : t.assignments) out["assignments"].push_back(assignment_json(a));
     if (o.working_set) {

@@ -49,7 +49,7 @@ TEST(TranslateCli, KubeletStudyValueAndVerdict) {
   EXPECT_EQ(o.code, 0);
   EXPECT_TRUE(has(o, "container app  memory.high       241590272  230.4MiB")) << o.text;
   EXPECT_TRUE(has(o, "verdict for a working set of 320MiB at HZ=1000 (the default, the study's kernel; "
-                     "--hz for yours):")) << o.text;
+                     "--hz for yours), for a host without swap (as the study's):")) << o.text;
   EXPECT_TRUE(has(o, "one sleep per batch:   killed 27.")) << o.text;
 }
 
