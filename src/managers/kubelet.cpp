@@ -87,9 +87,10 @@ void swap_file(const KubeletConfig& k, const KubeContainer& c, const std::string
   if (k.minor < 30) {
     if (limit == 0) {
       a.set = false, a.value = Limit::max();
-      a.rule = "no limit: memory+swap not passed, memory.swap.max stays max";
+      a.rule = "no limit: no memory+swap either, memory.swap.max stays max";
     } else {
-      a.rule = "before 1.30 the kubelet passes memory+swap = limit: swap.max = 0";
+      a.rule = "before 1.30 (NodeSwap off) the kubelet passes no swap limit and containerd and "
+               "CRI-O set memory+swap = limit: swap.max = 0";
     }
   } else if (k.swap_behavior != "LimitedSwap" || !k.node_swap.value_or(false)) {
     a.rule = k.swap_behavior == "LimitedSwap" ? "LimitedSwap without the NodeSwap gate: NoSwap, 0"
