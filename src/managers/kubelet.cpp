@@ -89,8 +89,8 @@ void swap_file(const KubeletConfig& k, const KubeContainer& c, const std::string
       a.set = false, a.value = Limit::max();
       a.rule = "no limit: no memory+swap either, memory.swap.max stays max";
     } else {
-      a.rule = "before 1.30 (NodeSwap off) the kubelet passes no swap limit and containerd and "
-               "CRI-O set memory+swap = limit: swap.max = 0";
+      a.rule = "before 1.30 (NodeSwap off) the kubelet passes no swap limit and containerd "
+               "sets memory+swap = limit: swap.max = 0";
     }
   } else if (k.swap_behavior != "LimitedSwap" || !k.node_swap.value_or(false)) {
     a.rule = k.swap_behavior == "LimitedSwap" ? "LimitedSwap without the NodeSwap gate: NoSwap, 0"
