@@ -13,6 +13,7 @@ constexpr Command kCommands[] = {
     {"version", "print cgmem's version and code identity", run_version},
     {"host", "what this machine's kernel and cgroups can do (reads only)", run_host},
     {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
+    {"vm", "run a cgmem command in a VM with a real kernel (QEMU)", run_vm},
     {"translate", "what systemd, Docker, Kubernetes... write to the memory files, and what it does", run_translate},
 };
 

@@ -1,0 +1,30 @@
+# A snapshot of a throttled cgroup, for parser fixtures and for the
+# "throttled" shape: memory.high = 28M, cgmem-alloc 40 held for 5 s, then
+# every readable file of the cgroup into files/, and the process's
+# /proc/PID/stat, wchan and cgroup into proc/. To refresh the fixtures, copy
+# these directories (see docs/vm.md).
+cg=$(new_cgroup snapshot_throttled)
+echo 28M > "$cg/memory.high"
+run_in "$cg" cgmem-alloc 40 > alloc.out 2>&1 &
+pid=$!
+sleep 5
+mkdir -p files proc
+for f in "$cg"/*; do
+  [ -f "$f" ] && cat "$f" > "files/$(basename "$f")" 2>/dev/null
+done
+child=$(head -n1 "$cg/cgroup.procs")
+# wchan is "0" while the task runs between sleeps: sample until it sleeps.
+i=0
+while [ $i -lt 40 ]; do
+  cat "/proc/$child/stat" > proc/stat
+  cat "/proc/$child/wchan" > proc/wchan
+  [ "$(cat proc/wchan)" != 0 ] && break
+  sleep 0.05
+  i=$((i + 1))
+done
+echo >> proc/wchan
+cat "/proc/$child/cgroup" > proc/cgroup
+uname -r > proc/uname-r
+remove_cgroup "$cg"
+wait $pid
+echo $? > alloc_status
