@@ -11,6 +11,7 @@ packages=(
   # libraries (header-only or static-capable, so the static build works)
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libyaml-cpp-dev                     # cgmem translate: pod and compose YAML
   zlib1g-dev                          # cgmem host reads /proc/config.gz
   # the VM: a real kernel under QEMU, a busybox guest, an ext4 run disk
   qemu-system-x86 busybox-static e2fsprogs cpio xz-utils zstd kmod

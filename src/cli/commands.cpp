@@ -14,6 +14,7 @@ constexpr Command kCommands[] = {
     {"host", "what this machine's kernel and cgroups can do (reads only)", run_host},
     {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
     {"vm", "run a cgmem command in a VM with a real kernel (QEMU)", run_vm},
+    {"translate", "what systemd, Docker, Kubernetes... write to the memory files, and what it does", run_translate},
     {"workload", "allocate memory like the study's workload, one JSON line per op", run_workload},
     {"run", "run the workload in a new cgroup with limits, sample it, record a run directory", run_run},
     {"gc", "remove cgroups that a killed `cgmem run` left behind", run_gc},

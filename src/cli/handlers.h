@@ -9,6 +9,7 @@ int run_version(std::span<char*> args);
 int run_host(std::span<char*> args);
 int run_model(std::span<char*> args);
 int run_vm(std::span<char*> args);
+int run_translate(std::span<char*> args);
 int run_workload(std::span<char*> args);
 int run_run(std::span<char*> args);
 int run_gc(std::span<char*> args);

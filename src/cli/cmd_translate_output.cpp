@@ -1,0 +1,134 @@
+// `cgmem translate` output: a table for people, JSON for machines, and the
+// model's verdict for a working set.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cmd_translate.h"
+#include "managers/verdict.h"
+
+namespace cgmem::cli {
+namespace {
+
+using nlohmann::json;
+using managers::Assignment;
+
+std::string value_text(const Assignment& a) {
+  if (a.flag) return a.value.bytes() ? "1" : "0";
+  return a.value.is_max() ? "max" : std::to_string(a.value.bytes());
+}
+
+std::string human_text(const Assignment& a) {
+  if (a.flag) return a.value.bytes() ? "on" : "off";
+  return format_limit(a.value);
+}
+
+json assignment_json(const Assignment& a) {
+  json value = a.value.is_max() ? json("max") : json(a.value.bytes());
+  return {{"scope", a.scope},   {"file", a.file},     {"set", a.set},
+          {"value", value},     {"human", human_text(a)}, {"rule", a.rule},
+          {"source", a.source}, {"caveats", a.caveats}};
+}
+
+json cost_json(const managers::BoundCost& b) {
+  json out = {{"sleeps_per_batch", static_cast<int>(b.sleeps_per_batch)}, {"op_seconds", b.op_seconds}};
+  if (b.slowdown > 0) out["slowdown"] = b.slowdown;
+  if (b.seconds_to_kill) out["seconds_to_kill"] = *b.seconds_to_kill;
+  return out;
+}
+
+json verdict_json(const managers::Verdict& v) {
+  auto limit = [](const Limit& l) { return l.is_max() ? json("max") : json(l.bytes()); };
+  json out = {{"scope", v.scope},           {"verdict", v.kind},
+              {"working_set", v.working_set}, {"memory_high", limit(v.high)},
+              {"memory_max", limit(v.max)}, {"hz", v.hz},
+              {"summary", v.summary}};
+  if (v.sleep_start) out["sleep_start"] = *v.sleep_start;
+  if (v.kind == "throttled") out["sleep_ms"] = v.sleep_ms;
+  if (v.kind != "fits") out["per_batch"] = cost_json(v.per_batch), out["per_page"] = cost_json(v.per_page);
+  if (v.seconds_to_high) out["seconds_to_high"] = *v.seconds_to_high;
+  if (v.seconds_to_max_unthrottled) out["seconds_to_max_unthrottled"] = *v.seconds_to_max_unthrottled;
+  return out;
+}
+
+std::vector<managers::Verdict> verdicts(const managers::Translation& t, const TranslateOutput& o) {
+  std::vector<managers::Verdict> out;
+  if (!o.working_set) return out;
+  managers::VerdictInput in{.working_set = *o.working_set, .alloc_rate = o.alloc_rate, .hz = o.hz,
+                            .page_size = o.page_size};
+  for (const auto& scope : managers::scopes(t))
+    if (auto v = managers::verdict(t, scope, in)) out.push_back(*v);
+  return out;
+}
+
+void print_table(const managers::Translation& t, const TranslateOutput& o) {
+  fmt::print("{}: what the cgroup v2 files get (page size {})\n\n", t.manager, o.page_size);
+  size_t scope_w = 5, file_w = 4, value_w = 5, human_w = 5;
+  for (const auto& a : t.assignments) {
+    scope_w = std::max(scope_w, a.scope.size());
+    file_w = std::max(file_w, a.file.size());
+    value_w = std::max(value_w, value_text(a).size());
+    human_w = std::max(human_w, human_text(a).size() + (a.set ? 0 : 10));
+  }
+  fmt::print("{:<{}}  {:<{}}  {:>{}}  {:<{}}  {}\n", "scope", scope_w, "file", file_w, "bytes", value_w,
+             "value", human_w, "rule");
+  for (const auto& a : t.assignments) {
+    std::string human = a.set ? human_text(a) : human_text(a) + " (not set)";
+    fmt::print("{:<{}}  {:<{}}  {:>{}}  {:<{}}  {}\n", a.scope, scope_w, a.file, file_w, value_text(a),
+               value_w, human, human_w, a.rule);
+    for (const auto& c : a.caveats) fmt::print("{:<{}}  ! {}\n", "", scope_w, c);
+    if (o.sources) fmt::print("{:<{}}  source: {}\n", "", scope_w, a.source);
+  }
+  if (!t.notes.empty()) fmt::print("\n");
+  for (const auto& n : t.notes) fmt::print("note: {}\n", n);
+}
+
+std::string duration(double s) {
+  if (s < 1) return fmt::format("{:.1f} ms", s * 1000);
+  if (s < 120) return fmt::format("{:.2f} s", s);
+  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+void print_verdicts(const std::vector<managers::Verdict>& vs, const TranslateOutput& o) {
+  if (!o.working_set) return;
+  fmt::print("\nverdict for a working set of {} at HZ={}{}, for a host without swap (as the study's):\n",
+             format_bytes(*o.working_set), o.hz,
+             o.hz == 1000 ? " (the default, the study's kernel; --hz for yours)" : "");
+  for (const auto& v : vs) {
+    fmt::print("  {}: {}\n", v.scope, v.summary);
+    if (v.kind == "throttled")
+      for (const auto* b : {&v.per_batch, &v.per_page})
+        fmt::print("    {:<22} {} per 256KiB allocation{}\n",
+                   b->sleeps_per_batch == 1 ? "one sleep per batch:" : "one sleep per page:",
+                   duration(b->op_seconds),
+                   b->slowdown > 0 ? fmt::format(", {:.0f}x slower", b->slowdown) : "");
+    if (v.kind == "oom" && v.per_batch.seconds_to_kill)
+      for (const auto* b : {&v.per_batch, &v.per_page})
+        fmt::print("    {:<22} killed {} after reaching memory.high\n",
+                   b->sleeps_per_batch == 1 ? "one sleep per batch:" : "one sleep per page:",
+                   duration(*b->seconds_to_kill));
+  }
+  if (vs.empty()) fmt::print("  no scope has memory.high or memory.max\n");
+}
+
+}  // namespace
+
+void print_translation(const managers::Translation& t, const TranslateOutput& o) {
+  auto vs = verdicts(t, o);
+  if (o.json) {
+    json out = {{"manager", t.manager}, {"page_size", o.page_size}, {"notes", t.notes}};
+    if (o.working_set) out["verdict_assumes_no_swap"] = true;
+    out["assignments"] = json::array();
+    for (const auto& a : t.assignments) out["assignments"].push_back(assignment_json(a));
+    if (o.working_set) {
+      out["verdicts"] = json::array();
+      for (const auto& v : vs) out["verdicts"].push_back(verdict_json(v));
+    }
+    fmt::print("{}\n", out.dump(2));
+    return;
+  }
+  print_table(t, o);
+  print_verdicts(vs, o);
+}
+
+}  // namespace cgmem::cli

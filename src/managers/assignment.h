@@ -1,0 +1,51 @@
+// What a manager writes: one cgroup file, one value, the rule that chose it.
+//
+// Every manager module is a pure function from its settings to a
+// Translation. Nothing here touches a cgroup: the values are what the
+// manager (or the runtime below it) would write, as the files read back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/size.h"
+
+namespace cgmem::managers {
+
+struct Assignment {
+  std::string scope;  // whose cgroup: "unit", "container app", "pod", "job"...
+  std::string file;   // "memory.high"
+  Limit value = Limit::max();
+  bool flag = false;  // a 0/1 file (memory.oom.group): value is 0 or 1
+  bool set = true;    // false: the manager leaves the file at the kernel default
+  std::string rule;   // the rule, in words, with the arithmetic
+  std::string source; // repository file and function the rule comes from
+  std::vector<std::string> caveats;
+};
+
+struct Translation {
+  std::string manager;                  // "systemd", "kubelet 1.36", ...
+  std::vector<Assignment> assignments;  // in the order the manager writes them
+  std::vector<std::string> notes;       // caveats about the whole input
+};
+
+// The kernel keeps memory.min/low/high/max as whole pages: a value written
+// reads back rounded down to a multiple of the page size ("max" stays max).
+Limit page_rounded(const Limit& value, uint64_t page_size);
+
+// Sets a.value to what the kernel keeps of `written` (whole pages) and adds
+// a caveat with the written value when the two differ. Returns a.
+Assignment& with_value(Assignment& a, const Limit& written, uint64_t page_size);
+
+// Appends an assignment and returns it for further edits.
+Assignment& add(Translation& out, Assignment assignment);
+
+// The assignment for this scope and file, or nullptr.
+const Assignment* find(const Translation& translation, std::string_view scope,
+                       std::string_view file);
+
+// The distinct scopes in first-seen order.
+std::vector<std::string> scopes(const Translation& translation);
+
+}  // namespace cgmem::managers

@@ -1,0 +1,95 @@
+// The kubelet (Kubernetes 1.22 to 1.37): a pod's memory requests and limits
+// to the container and pod cgroup files, by version.
+//
+// The rules, from kubernetes/kubernetes unless noted:
+//   - API defaulting (SetDefaults_Pod, pkg/apis/core/v1/defaults.go): a
+//     limit without a request gets request = limit.
+//   - memory.max = the limit (calculateLinuxResources,
+//     pkg/kubelet/kuberuntime/kuberuntime_container_linux.go); none: max.
+//   - MemoryQoS (generateLinuxContainerResources, same file), when the
+//     MemoryQoS gate is on (alpha, off by default, 1.22-1.36; beta, on in
+//     1.37 per kubernetes/enhancements keps/sig-node/2570-memory-qos):
+//       1.22-1.26: memory.high = int64(L x factor), factor default 0.8,
+//                  written when above the request; memory.min = request.
+//       1.27-1.35: memory.high = floor((request + factor x (L - request)) /
+//                  page) x page, factor default 0.9, written only when the
+//                  request differs from the limit and the value is above the
+//                  request; memory.min = request.
+//       1.36:      the same memory.high; memory.min/low only with
+//                  memoryReservationPolicy TieredReservation (Guaranteed:
+//                  memory.min, Burstable: memory.low), default None.
+//       1.37:      memoryThrottlingFactor has no default: no memory.high
+//                  unless set; when set, BestEffort containers get one too.
+//     L is the limit, or node allocatable = capacity - system-reserved -
+//     kube-reserved (getNodeAllocatableAbsoluteImpl,
+//     pkg/kubelet/cm/node_container_manager_linux.go) without one.
+//   - memory.oom.group = 1 on cgroup v2 since 1.28 (calculateLinuxResources),
+//     unless singleProcessOOMKill (1.32+).
+//   - memory.swap.max (configureContainerSwapResources): NoSwap 0;
+//     LimitedSwap int64(request / capacity x swap capacity) for Burstable
+//     containers whose request differs from the limit (calcSwapForBurstablePods).
+//   - pod memory.max = sum of the limits when every container has one
+//     (ResourceConfigForPod, pkg/kubelet/cm/helpers_linux.go), or the
+//     pod-level limit (spec.resources, PodLevelResources).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "managers/assignment.h"
+
+namespace cgmem::managers {
+
+struct KubeContainer {
+  std::string name = "app";
+  std::optional<int64_t> request, limit;          // memory bytes; nullopt: not in the spec
+  std::optional<int64_t> cpu_request, cpu_limit;  // millicores
+  bool init = false;     // an init container (runs before the others)
+  bool sidecar = false;  // an init container with restartPolicy: Always
+};
+
+struct KubePod {
+  std::string name;  // metadata.name; the scope is "pod NAME" (or "pod")
+  std::vector<KubeContainer> containers;
+  std::optional<int64_t> request, limit;  // spec.resources (pod-level), memory
+};
+
+struct KubeletConfig {
+  int minor = 36;                          // 1.minor
+  std::optional<bool> memory_qos;          // --feature-gate MemoryQoS=; nullopt: the version's default
+  std::optional<bool> node_swap;           // --feature-gate NodeSwap=
+  std::optional<double> factor;            // memoryThrottlingFactor; nullopt: the version's default
+  std::string reservation_policy = "None"; // memoryReservationPolicy (1.36+)
+  std::string swap_behavior = "NoSwap";    // memorySwap.swapBehavior
+  bool single_process_oom_kill = false;    // singleProcessOOMKill (1.32+)
+  std::optional<int64_t> capacity;         // node memory capacity
+  int64_t system_reserved = 0, kube_reserved = 0;
+  std::optional<int64_t> swap_capacity;    // node swap
+  uint64_t page_size = 4096;
+};
+
+// "1.36", "1.36.6", "v1.37.2" -> minor 36/37; 1.22 to 1.37 only.
+Result<int> parse_kube_version(std::string_view text);
+
+// Checks and fills the version's defaults; errors for a factor outside (0, 1].
+Result<KubeletConfig> resolve_kubelet_config(KubeletConfig config);
+
+// SetDefaults_Pod: request = limit where only a limit is given. The notes
+// say which containers were defaulted.
+KubePod apply_api_defaults(KubePod pod, std::vector<std::string>& notes);
+
+// "Guaranteed", "Burstable" or "BestEffort" (GetPodQOS), after defaulting.
+std::string pod_qos(const KubePod& pod);
+
+Result<Translation> translate_kubelet(const KubeletConfig& config, const KubePod& pod);
+
+// A pod from YAML: kind Pod, a workload with spec.template (Deployment,
+// StatefulSet, DaemonSet, ReplicaSet, Job) or a CronJob. Every container's
+// and init container's resources, and spec.resources.
+Result<KubePod> parse_pod_yaml(std::string_view text, std::string_view name);
+
+}  // namespace cgmem::managers

@@ -1,0 +1,42 @@
+// runc (and the OCI runtime spec): linux.resources.memory to cgroup v2.
+//
+// The rules (opencontainers/runc libcontainer/cgroups/fs2/memory.go
+// setMemory(), and ConvertMemorySwapToCgroupV2Value() in
+// libcontainer/cgroups/utils.go, now opencontainers/cgroups utils.go):
+//   - limit -> memory.max ("max" for -1; not written for 0/unset);
+//   - reservation -> memory.low (not memory.high);
+//   - swap is memory+swap in the spec (a cgroup v1 idea): memory.swap.max =
+//     swap - limit; -1 -> max; swap == limit -> 0; unset -> not written
+//     (unlimited memory with unset swap -> max);
+//   - the unified map (linux.resources.unified) is written last, so its
+//     keys (memory.high, memory.max...) win (fs2.go Set(), setUnified()).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error.h"
+#include "managers/assignment.h"
+
+namespace cgmem::managers {
+
+struct OciMemory {
+  std::optional<int64_t> limit;        // bytes, -1 = unlimited
+  std::optional<int64_t> reservation;  // bytes
+  std::optional<int64_t> swap;         // memory+swap bytes, -1 = unlimited
+  std::vector<std::pair<std::string, std::string>> unified;  // file -> value
+};
+
+// Appends what runc writes for `memory` to `out`, under `scope`.
+Result<void> runc_assignments(const OciMemory& memory, const std::string& scope,
+                              uint64_t page_size, Translation& out);
+
+Result<Translation> translate_runc(const OciMemory& memory, uint64_t page_size);
+
+// An OCI config.json's linux.resources.memory and linux.resources.unified.
+Result<OciMemory> parse_oci_spec(std::string_view json_text);
+
+}  // namespace cgmem::managers

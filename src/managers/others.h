@@ -1,0 +1,78 @@
+// Incus, Slurm and Nomad: smaller managers, one function each.
+//
+// Incus (lxc/incus internal/server/instance/drivers/driver_lxc.go, the
+// memory block of initLXC(); internal/server/cgroup/abstraction.go
+// SetMemoryLimit() -> memory.max, SetMemorySoftLimit() -> memory.high):
+//   limits.memory (bytes with kB/MB/GB/TB/PB/EB base 1000 or KiB/MiB/...
+//   base 1024, or N% of the host's RAM as (RAM / 100) x N);
+//   limits.memory.enforce=hard (default) -> memory.max;
+//   limits.memory.enforce=soft -> memory.high, and no memory.max.
+//
+// Slurm (SchedMD/slurm src/plugins/task/cgroup/task_cgroup_memory.c
+// _memcg_initialize(), mem_limit_in_bytes(), swap_limit_in_bytes();
+// src/plugins/cgroup/v2/cgroup_v2.c cgroup_p_constrain_set()):
+//   memory.max  = the job's memory x AllowedRAMSpace%, within
+//                 [MinRAMSpace, MaxRAMPercent% of RealMemory];
+//   memory.high = the job's memory (100%), at most memory.max;
+//   memory.swap.max = (memory.max + job memory x AllowedSwapSpace%, at most
+//                 MaxRAMPercent% + MaxSwapPercent% of RealMemory) - memory.max,
+//                 only with ConstrainSwapSpace=yes;
+//   nothing unless ConstrainRAMSpace or ConstrainSwapSpace is yes.
+//
+// Nomad (hashicorp/nomad): the docker driver (drivers/docker/driver.go
+// memoryLimits(), createContainerConfig()) sets Docker's Memory to
+// max(memory_hard_limit, memory_max) when either is set, with memory as the
+// reservation, else Memory = memory; MemorySwap = Memory. The exec driver
+// (drivers/shared/executor/executor_linux.go configureCgroupMemory()) gives
+// runc Memory = memory_max or memory, MemoryReservation = memory when
+// memory_max is set.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/error.h"
+#include "managers/assignment.h"
+
+namespace cgmem::managers {
+
+struct IncusInput {
+  std::string limits_memory;       // "2GiB", "512MB", "25%"
+  std::string enforce = "hard";    // limits.memory.enforce
+  std::optional<uint64_t> ram;     // the host's RAM, for percentages
+};
+
+Result<int64_t> parse_incus_size(std::string_view text);
+Result<Translation> translate_incus(const IncusInput& input, uint64_t page_size);
+
+struct SlurmConf {
+  bool constrain_ram = false, constrain_swap = false;
+  float allowed_ram = 100, allowed_swap = 0, max_ram_percent = 100, max_swap_percent = 100;
+  uint64_t min_ram_mb = 30;
+};
+
+struct SlurmInput {
+  uint64_t job_mb = 0;       // --mem in MB; 0: no limit (all of RealMemory)
+  uint64_t real_memory_mb = 0;  // the node's RealMemory
+  SlurmConf conf;
+};
+
+// sbatch's --mem: MB by default, K/M/G/T suffixes (base 1024; K rounds up).
+Result<uint64_t> parse_slurm_mem(std::string_view text);
+// cgroup.conf text, or a single "Key=Value" (keys are case-insensitive).
+Result<void> apply_slurm_conf(std::string_view text, SlurmConf& conf);
+Result<Translation> translate_slurm(const SlurmInput& input, uint64_t page_size);
+
+struct NomadInput {
+  std::string driver = "docker";       // docker or exec
+  int64_t memory_mb = 300;             // resources.memory (Nomad's default 300)
+  int64_t memory_max_mb = 0;           // resources.memory_max
+  int64_t memory_hard_limit_mb = 0;    // docker driver config memory_hard_limit
+};
+
+Result<Translation> translate_nomad(const NomadInput& input, uint64_t page_size);
+
+}  // namespace cgmem::managers

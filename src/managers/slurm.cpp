@@ -1,0 +1,147 @@
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fmt/format.h>
+
+#include "managers/others.h"
+
+namespace cgmem::managers {
+namespace {
+
+constexpr const char* kTask = "SchedMD/slurm src/plugins/task/cgroup/task_cgroup_memory.c _memcg_initialize()";
+constexpr const char* kV2 = "SchedMD/slurm src/plugins/cgroup/v2/cgroup_v2.c cgroup_p_constrain_set()";
+
+// percent_in_bytes(): (mb * 1024 * 1024) * (percent / 100.0), truncated.
+uint64_t percent_in_bytes(uint64_t mb, float percent) {
+  return static_cast<uint64_t>(static_cast<double>(mb * 1024 * 1024) * (percent / 100.0));
+}
+
+struct Bounds {
+  uint64_t total_mb, min_ram, max_ram, max_swap;
+};
+
+uint64_t mem_limit_in_bytes(uint64_t mem, bool with_allowed, const SlurmConf& c, const Bounds& b) {
+  uint64_t bytes = mem == 0 ? b.total_mb * 1024 * 1024
+                            : percent_in_bytes(mem, with_allowed ? c.allowed_ram : 100.0f);
+  if (bytes < b.min_ram) return b.min_ram;  // MinRAMSpace first, as Slurm checks it
+  if (bytes > b.max_ram) return b.max_ram;
+  return bytes;
+}
+
+uint64_t swap_limit_in_bytes(uint64_t mem, const SlurmConf& c, const Bounds& b) {
+  uint64_t swap = percent_in_bytes(mem ? mem : b.total_mb, c.allowed_swap);
+  uint64_t total = mem_limit_in_bytes(mem, true, c, b) + swap;
+  if (total < b.min_ram) return b.min_ram;
+  return std::min(total, b.max_swap);
+}
+
+bool yes(std::string_view v) {
+  std::string s(v);
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s == "yes" || s == "true" || s == "1";
+}
+
+}  // namespace
+
+Result<uint64_t> parse_slurm_mem(std::string_view text) {
+  uint64_t n = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  std::string_view unit(p, static_cast<size_t>(text.data() + text.size() - p));
+  if (ec != std::errc() || p == text.data() || unit.size() > 1)
+    return fail(fmt::format("--mem {}: not a Slurm memory size", text), {},
+                "MB by default, or a K, M, G or T suffix, e.g. --mem 4G");
+  switch (unit.empty() ? 'M' : std::toupper(static_cast<unsigned char>(unit[0]))) {
+    case 'K': return (n + 1023) / 1024;
+    case 'M': return n;
+    case 'G': return n * 1024;
+    case 'T': return n * 1024 * 1024;
+  }
+  return fail(fmt::format("--mem {}: not a Slurm memory size", text), {},
+              "MB by default, or a K, M, G or T suffix, e.g. --mem 4G");
+}
+
+Result<void> apply_slurm_conf(std::string_view text, SlurmConf& c) {
+  size_t pos = 0;
+  int line_no = 0;
+  while (pos <= text.size()) {
+    size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1, ++line_no;
+    line = line.substr(0, line.find('#'));
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.remove_suffix(1);
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.remove_prefix(1);
+    if (line.empty()) continue;
+    auto eq = line.find('=');
+    if (eq == std::string_view::npos)
+      return fail(fmt::format("cgroup.conf line {}: '{}' is not Key=Value", line_no, line));
+    std::string key(line.substr(0, eq));
+    std::string_view value = line.substr(eq + 1);
+    for (auto& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    auto number = [&](float& out) -> Result<void> {
+      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+      if (ec != std::errc() || p != value.data() + value.size() || out < 0)
+        return fail(fmt::format("cgroup.conf: {}: not a number", line));
+      return {};
+    };
+    Result<void> r;
+    if (key == "constrainramspace") c.constrain_ram = yes(value);
+    else if (key == "constrainswapspace") c.constrain_swap = yes(value);
+    else if (key == "allowedramspace") r = number(c.allowed_ram);
+    else if (key == "allowedswapspace") r = number(c.allowed_swap);
+    else if (key == "maxrampercent") r = number(c.max_ram_percent);
+    else if (key == "maxswappercent") r = number(c.max_swap_percent);
+    else if (key == "minramspace") {
+      float mb = 0;
+      r = number(mb);
+      c.min_ram_mb = static_cast<uint64_t>(mb);
+    }
+    if (!r) return r;
+  }
+  return {};
+}
+
+Result<Translation> translate_slurm(const SlurmInput& in, uint64_t page_size) {
+  const SlurmConf& c = in.conf;
+  Translation out{.manager = "slurm"};
+  if (!c.constrain_ram && !c.constrain_swap) {
+    out.notes.push_back("ConstrainRAMSpace=no and ConstrainSwapSpace=no: the task/cgroup plugin "
+                        "writes no memory limit");
+    for (const char* f : {"memory.max", "memory.high"})
+      add(out, {.scope = "job", .file = f, .set = false, .rule = "not constrained", .source = kTask});
+    return out;
+  }
+  if (in.real_memory_mb == 0)
+    return fail("Slurm's limits are shares of the node's RealMemory", {}, "give --real-memory MB");
+  Bounds b{.total_mb = in.real_memory_mb, .min_ram = c.min_ram_mb * 1024 * 1024,
+           .max_ram = percent_in_bytes(in.real_memory_mb, c.max_ram_percent), .max_swap = 0};
+  b.max_swap = percent_in_bytes(in.real_memory_mb, c.max_swap_percent) + b.max_ram;
+  uint64_t mlb = mem_limit_in_bytes(in.job_mb, true, c, b);
+  uint64_t soft = std::min(mem_limit_in_bytes(in.job_mb, false, c, b), mlb);
+  uint64_t mls = swap_limit_in_bytes(in.job_mb, c, b);
+  std::string job = in.job_mb ? fmt::format("--mem {} MB", in.job_mb)
+                              : fmt::format("no --mem: RealMemory {} MB", in.real_memory_mb);
+  if (!c.constrain_ram) mlb = mls;
+  auto value = [&](Assignment& a, uint64_t v) { with_value(a, Limit::of(v), page_size); };
+  value(add(out, {.scope = "job", .file = "memory.max",
+            .rule = c.constrain_ram
+                        ? fmt::format("{} x AllowedRAMSpace {}% within [MinRAMSpace {} MB, MaxRAMPercent "
+                                      "{}%] = {}",
+                                      job, c.allowed_ram, c.min_ram_mb, c.max_ram_percent, mlb)
+                        : fmt::format("ConstrainRAMSpace=no: the memory+swap limit {}", mlb),
+            .source = std::string(kTask) + "; " + kV2}), mlb);
+  value(add(out, {.scope = "job", .file = "memory.high",
+            .rule = fmt::format("{} at 100%, at most memory.max: {}", job, soft),
+            .source = std::string(kTask) + "; " + kV2}), soft);
+  if (c.constrain_swap)
+    value(add(out, {.scope = "job", .file = "memory.swap.max",
+              .rule = fmt::format("memory+swap {} (AllowedSwapSpace {}%) - memory.max {}", mls,
+                                  c.allowed_swap, mlb),
+              .source = std::string(kTask) + "; " + kV2}), mls - mlb);
+  if (soft < mlb)
+    out.notes.push_back("memory.high is below memory.max: the job is throttled between its "
+                        "request and AllowedRAMSpace before the OOM kill");
+  out.notes.push_back("the step cgroups get the same rules from the step's memory");
+  return out;
+}
+
+}  // namespace cgmem::managers

@@ -1,0 +1,100 @@
+// `cgmem translate` as a user runs it: the example commands, exit
+// codes and error messages word for word.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Output {
+  std::string text;  // stdout and stderr together
+  int code;
+};
+
+Output run(const std::string& args) {
+  std::string command = std::string(CGMEM_BINARY) + " translate " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string text;
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return {text, WEXITSTATUS(status)};
+}
+
+bool has(const Output& o, const std::string& s) { return o.text.find(s) != std::string::npos; }
+
+TEST(TranslateCli, SystemdStudyValues) {
+  auto o = run("systemd -p MemoryHigh=241590272 -p MemoryMax=256M");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_TRUE(has(o, "unit   memory.high       241590272  230.4MiB")) << o.text;
+  EXPECT_TRUE(has(o, "unit   memory.max        268435456  256MiB")) << o.text;
+  auto percent = run("systemd -p MemoryHigh=3% --ram 8326963200 --json");
+  EXPECT_EQ(percent.code, 0);
+  EXPECT_TRUE(has(percent, "\"value\": 249806848")) << percent.text;
+}
+
+TEST(TranslateCli, DockerReservationIsMemoryLow) {
+  auto o = run("docker --memory 256m --memory-reservation 128m");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_TRUE(has(o, "container  memory.low       134217728  128MiB")) << o.text;
+  EXPECT_FALSE(has(o, "memory.high ")) << o.text;
+}
+
+TEST(TranslateCli, KubeletStudyValueAndVerdict) {
+  auto o = run("kubelet --version 1.36 --limit 256Mi --request 0 --factor 0.9 "
+               "--feature-gate MemoryQoS=true --working-set 320MiB");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_TRUE(has(o, "container app  memory.high       241590272  230.4MiB")) << o.text;
+  EXPECT_TRUE(has(o, "verdict for a working set of 320MiB at HZ=1000 (the default, the study's kernel; "
+                     "--hz for yours), for a host without swap (as the study's):")) << o.text;
+  EXPECT_TRUE(has(o, "one sleep per batch:   killed 27.")) << o.text;
+}
+
+TEST(TranslateCli, KubeletPodFile) {
+  std::string path = testing::TempDir() + "pod.yaml";
+  std::ofstream(path) << "kind: Pod\nmetadata: {name: demo}\nspec:\n  containers:\n  - name: app\n"
+                         "    resources: {limits: {memory: 256Mi}}\n";
+  auto o = run("kubelet --version 1.37 --factor 0.9 --pod " + path + " --json");
+  EXPECT_EQ(o.code, 0) << o.text;
+  EXPECT_TRUE(has(o, "a limit without a request: the API server sets the request to the limit")) << o.text;
+  EXPECT_TRUE(has(o, "\"scope\": \"pod demo\"")) << o.text;
+}
+
+TEST(TranslateCli, ErrorsWordForWord) {
+  auto gb = run("systemd -p MemoryMax=1GB");
+  EXPECT_EQ(gb.code, 2);
+  EXPECT_EQ(gb.text,
+            "cgmem: error: MemoryMax=1GB: not a size systemd accepts (systemd takes bytes or K, M, G, "
+            "T, P, E (base 1024, upper case, no trailing B), a percentage of RAM, or infinity; systemd "
+            "itself would log the error and ignore the line)\n");
+  auto factor = run("kubelet --limit 256Mi --factor 0");
+  EXPECT_EQ(factor.code, 2);
+  EXPECT_EQ(factor.text,
+            "cgmem: error: invalid configuration: memoryThrottlingFactor 0 must be greater than 0 and "
+            "less than or equal to 1.0\n");
+  auto negative = run("kubelet --limit -256Mi");
+  EXPECT_EQ(negative.code, 2);
+  EXPECT_EQ(negative.text,
+            "cgmem: error: --limit: invalid Kubernetes quantity '-256Mi': a memory quantity cannot be "
+            "negative (use e.g. 256Mi, 1Gi, 500M, 1e9 or a plain byte count)\n");
+  auto small = run("docker --memory 4m");
+  EXPECT_EQ(small.code, 2);
+  EXPECT_EQ(small.text, "cgmem: error: Minimum memory limit allowed is 6MB\n");
+  auto missing = run("compose /nonexistent/compose.yaml");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_EQ(missing.text, "cgmem: error: read: /nonexistent/compose.yaml: No such file or directory\n");
+}
+
+TEST(TranslateCli, NeedsAManager) {
+  auto o = run("");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_TRUE(has(o, "cgmem: error: A subcommand is required")) << o.text;
+  auto help = run("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_TRUE(has(help, "kubelet")) << help.text;
+}
+
+}  // namespace
