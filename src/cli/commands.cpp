@@ -11,6 +11,7 @@ namespace {
 
 constexpr Command kCommands[] = {
     {"version", "print cgmem's version and code identity", run_version},
+    {"report", "summarize run directories and compare them with the kernel's formula", run_report},
 };
 
 // Levenshtein distance, for "did you mean".

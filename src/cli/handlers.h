@@ -6,5 +6,6 @@
 namespace cgmem::cli {
 
 int run_version(std::span<char*> args);
+int run_report(std::span<char*> args);
 
 }  // namespace cgmem::cli

@@ -34,7 +34,7 @@ std::string percent(std::optional<double> share) {
 std::string range(const Range& r, std::string (*f)(std::optional<double>)) {
   if (r.empty()) return "-";
   std::string lo = f(r.lo), hi = f(r.hi);
-  return lo == hi ? lo : lo + " to " + hi;
+  return lo == hi ? lo : fmt::format("{} to {}", lo, hi);
 }
 
 namespace {
@@ -52,13 +52,13 @@ std::string cell(const std::string& text) {
 void table_md(const Table& t, std::string& out) {
   if (!t.caption.empty()) out += fmt::format("**{}**\n\n", t.caption);
   out += "|";
-  for (const auto& h : t.head) out += " " + cell(h) + " |";
+  for (const auto& h : t.head) out += fmt::format(" {} |", cell(h));
   out += "\n|";
   for (size_t i = 0; i < t.head.size(); ++i) out += i == 0 ? "---|" : "---:|";
   out += "\n";
   for (const auto& row : t.rows) {
     out += "|";
-    for (const auto& c : row) out += " " + cell(c) + " |";
+    for (const auto& c : row) out += fmt::format(" {} |", cell(c));
     out += "\n";
   }
   out += "\n";

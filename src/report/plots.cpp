@@ -41,12 +41,13 @@ class Binned {
     uint64_t lo = UINT64_MAX, hi = 0;
     for (auto& [b, v] : points_) lo = std::min(lo, b), hi = std::max(hi, b);
     uint64_t width = std::max<uint64_t>({chunk, 1, (hi - lo) / kMaxBins + 1});
-    std::map<uint64_t, std::vector<double>> bins;
+    std::vector<std::vector<double>> bins((hi - lo) / width + 1);
     for (auto& [b, v] : points_) bins[(b - lo) / width].push_back(v);
     std::string out;
-    for (auto& [i, values] : bins) {
+    for (size_t i = 0; i < bins.size(); ++i) {
+      if (bins[i].empty()) continue;
       double center = static_cast<double>(lo + i * width + width / 2) / kMiB;
-      out += fmt::format("{:.4f} {:.6g}\n", center, *median(std::move(values)));
+      out += fmt::format("{:.4f} {:.6g}\n", center, *median(std::move(bins[i])));
     }
     return out;
   }

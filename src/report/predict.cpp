@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/penalty.h"
+#include "model/predict.h"
 #include "model/wheel.h"
 #include "report/stats.h"
 
@@ -117,13 +118,10 @@ double seconds_since_start(const Run& run, int64_t t_ns) {
   return static_cast<double>(t_ns - run.meta.started_mono_ns) / 1e9;
 }
 
-// Sum of the formula's sleeps from `from` to `to` bytes, one sleep every
-// `pages` pages, each at the usage after that charge; in seconds.
-double sleep_time_s(uint64_t from, uint64_t to, uint64_t pages, const Meta& m, const model::Kernel& k) {
-  uint64_t total_j = 0;
-  uint64_t step = pages * m.page_size;
-  for (uint64_t u = from + step; u <= to; u += step) total_j += sleep_jiffies(u, m, k);
-  return model::jiffies_to_ms(total_j, k) / 1000.0;
+// The model of this run's memory.high, with k sleeps per 64-page batch.
+model::Throttle throttle(const Meta& m, const model::Kernel& k, double sleeps_per_batch) {
+  return model::Throttle{.kernel = k, .high = m.high->bytes(), .sleeps_per_batch = sleeps_per_batch,
+                         .procs = static_cast<uint32_t>(std::max(1, m.procs))};
 }
 
 std::optional<KillCheck> kill_check(const Run& run, const model::Kernel& k) {
@@ -137,9 +135,10 @@ std::optional<KillCheck> kill_check(const Run& run, const model::Kernel& k) {
   c.sleep_start_s = seconds_since_start(run, first->t_ns);
   c.sleep_start_bytes = first->current_before;
   c.max_bytes = run.meta.max->bytes();
-  double procs = std::max(1, run.meta.procs);
-  c.predicted_page_s = c.sleep_start_s + sleep_time_s(c.sleep_start_bytes, c.max_bytes, 1, run.meta, k) / procs;
-  c.predicted_batch_s = c.sleep_start_s + sleep_time_s(c.sleep_start_bytes, c.max_bytes, k.batch, run.meta, k) / procs;
+  auto per_page = model::grow(throttle(run.meta, k, k.batch), c.sleep_start_bytes, c.max_bytes);
+  auto per_batch = model::grow(throttle(run.meta, k, 1), c.sleep_start_bytes, c.max_bytes);
+  c.predicted_page_s = c.sleep_start_s + per_page.seconds;
+  c.predicted_batch_s = c.sleep_start_s + per_batch.seconds;
   if (run.outcome && run.outcome->status == "oom_killed") c.measured_s = run.outcome->time_to_kill_s;
   c.duration_s = run.outcome ? run.outcome->duration_s : 0;
   return c;
@@ -180,13 +179,10 @@ std::optional<GrowthCheck> growth_check(const Run& run, const model::Kernel& k) 
   g.window_s = span_s;
   g.end_bytes = static_cast<double>(*end->memory_current);
   g.measured_kib_s = (g.end_bytes - static_cast<double>(*begin->memory_current)) / kKiB / span_s;
-  uint64_t j = sleep_jiffies(*end->memory_current, run.meta, k);
-  if (j > 0) {
-    double sleep_s = model::jiffies_to_ms(j, k) / 1000.0;
-    double page_kib = static_cast<double>(run.meta.page_size) / kKiB;
-    g.model_page_kib_s = g.procs * page_kib / sleep_s;
-    g.model_batch_kib_s = g.procs * page_kib * k.batch / sleep_s;
-  }
+  double per_page = model::growth_rate(throttle(run.meta, k, k.batch), *end->memory_current);
+  double per_batch = model::growth_rate(throttle(run.meta, k, 1), *end->memory_current);
+  if (std::isfinite(per_page)) g.model_page_kib_s = per_page / kKiB;
+  if (std::isfinite(per_batch)) g.model_batch_kib_s = per_batch / kKiB;
   return g;
 }
 

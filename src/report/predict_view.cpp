@@ -66,7 +66,7 @@ Section bins_section(const std::vector<RunPrediction>& runs) {
       auto many = std::count_if(v.begin(), v.end(), [](double x) { return x >= 64; });
       std::optional<double> share;
       if (!v.empty()) share = static_cast<double>(many) / static_cast<double>(v.size());
-      t.rows.push_back({fmt::format("{} to {} ms", num(b.lo_ms), num(b.hi_ms)), count(v.size()),
+      t.rows.push_back({fmt::format("{:g} to {:g} ms", b.lo_ms, b.hi_ms), count(v.size()),
                         num(median(v)), percent(share)});
     }
     s.tables.push_back(std::move(t));
