@@ -144,10 +144,11 @@ Result<WorkloadFigures> workload_figures(const std::string& wl, const std::vecto
       sleep_series.push_back({c, "sleeps-" + stem + ".dat"});
     }
   }
-  for (auto* r : runs) {
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run* r = runs[i];
     std::string data = memory_series(*r);
     if (data.empty()) continue;
-    std::string file = fmt::format("memory-{}-{}.dat", safe, file_safe(r->meta.name.empty() ? fs::path(r->dir).filename().string() : r->meta.name));
+    std::string file = fmt::format("memory-{}-{}.dat", safe, i);
     if (auto w = write_file(dir / file, data); !w) return std::unexpected(w.error());
     mem_series.push_back({r->meta.name, file});
   }

@@ -229,9 +229,12 @@ Result<Run> read_run(const std::string& dir) {
   if (auto r = read_samples(dir + "/samples.jsonl", run); !r) return std::unexpected(r.error());
   std::string name = run.meta.name.empty() ? fs::path(dir).filename().string() : run.meta.name;
   auto [workload, rep] = split_rep(name);
+  run.config = config_of(run.meta);
+  // "anon-over-max" under config max is workload "anon-over".
+  std::string suffix = "-" + run.config;
+  if (workload.size() > suffix.size() && workload.ends_with(suffix)) workload.resize(workload.size() - suffix.size());
   run.workload = workload;
   run.rep = rep;
-  run.config = config_of(run.meta);
   return run;
 }
 
