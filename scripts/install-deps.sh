@@ -10,6 +10,7 @@ packages=(
   # libraries (header-only or static-capable, so the static build works)
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  zlib1g-dev                          # cgmem host reads /proc/config.gz
   # the VM: a real kernel under QEMU, a busybox guest, an ext4 run disk
   qemu-system-x86 busybox-static e2fsprogs cpio xz-utils zstd kmod
   # report: plots

@@ -11,6 +11,8 @@ namespace {
 
 constexpr Command kCommands[] = {
     {"version", "print cgmem's version and code identity", run_version},
+    {"host", "what this machine's kernel and cgroups can do (reads only)", run_host},
+    {"matrix", "run a study's configs x workloads x repetitions, natively or in the VM", run_matrix},
     {"report", "summarize run directories and compare them with the kernel's formula", run_report},
 };
 

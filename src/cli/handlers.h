@@ -6,6 +6,8 @@
 namespace cgmem::cli {
 
 int run_version(std::span<char*> args);
+int run_host(std::span<char*> args);
 int run_report(std::span<char*> args);
+int run_matrix(std::span<char*> args);
 
 }  // namespace cgmem::cli

@@ -1,5 +1,6 @@
 #include "lab/matrix/launcher.h"
 
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -19,7 +20,9 @@ Result<int> ChildLauncher::launch(const std::vector<std::string>& args, const st
     errno = rc;
     return sys_error("start `cgmem run`", exe_, "check that the cgmem binary is still there");
   }
+  bool signalled = false;
   for (;;) {
+    if (stop_ && *stop_ && !signalled) kill(pid, SIGTERM), signalled = true;
     int status = 0;
     pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == pid) {

@@ -8,6 +8,7 @@
 // the batch, and the run is exactly what `cgmem run` does by hand.
 #pragma once
 
+#include <csignal>
 #include <functional>
 #include <string>
 #include <vector>
@@ -24,14 +25,17 @@ class Launcher {
   virtual Result<int> launch(const std::vector<std::string>& args, const std::function<void()>& tick) = 0;
 };
 
-// Starts `exe ARGS...` (the running cgmem) and waits for it.
+// Starts `exe ARGS...` (the running cgmem) and waits for it. When *stop
+// becomes set (the matrix got SIGINT/SIGTERM), the child gets SIGTERM once
+// and is waited for, so it can write its outcome.json and remove its cgroup.
 class ChildLauncher : public Launcher {
  public:
-  explicit ChildLauncher(std::string exe) : exe_(std::move(exe)) {}
+  ChildLauncher(std::string exe, const volatile std::sig_atomic_t* stop) : exe_(std::move(exe)), stop_(stop) {}
   Result<int> launch(const std::vector<std::string>& args, const std::function<void()>& tick) override;
 
  private:
   std::string exe_;
+  const volatile std::sig_atomic_t* stop_;
 };
 
 }  // namespace cgmem::lab

@@ -1,0 +1,31 @@
+// The side effects the Cgroup handle has on the system, behind a small
+// interface: tests substitute a double that records the calls (and, on a
+// fixture tree, must not signal the pids a fixture's cgroup.procs lists).
+// Each call returns 0 or the errno; the handle turns that into an Error
+// with its context and hint.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+namespace cgmem::cgroup {
+
+class Effects {
+ public:
+  virtual ~Effects() = default;
+  // mkdirat(parent_fd, name, 0755).
+  virtual int make_dir(int parent_fd, const std::string& name) = 0;
+  // rmdir(path): a cgroup directory is removed with its control files.
+  virtual int remove_dir(const std::string& path) = 0;
+  // One write of text to an existing file (no O_CREAT, no O_TRUNC).
+  virtual int write_file(int dir_fd, const char* name, std::string_view text) = 0;
+  // kill(pid, signal).
+  virtual int send_signal(pid_t pid, int signal) = 0;
+};
+
+// The real system calls.
+Effects& system_effects();
+
+}  // namespace cgmem::cgroup

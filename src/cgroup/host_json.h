@@ -1,0 +1,19 @@
+// HostFacts as JSON: what `cgmem host --json` prints and what a run's
+// meta.json records under "host".
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "cgroup/host_probe.h"
+
+namespace cgmem::cgroup {
+
+// Keys: kernel, hz (null when unknown), hz_source, page_size, cpus,
+// mem_total_bytes, swap_total_bytes, swaps [{name, type, size_bytes,
+// used_bytes, priority}], zswap (null when no module), thp, psi,
+// cgroup2_mount (null when none), cgroup2_controllers, cgroup2_enabled,
+// memory_v1_mount, own_cgroup, own_controllers, memory_controller_usable,
+// memory_reason, way_out (null when usable).
+nlohmann::json host_facts_json(const HostFacts& facts);
+
+}  // namespace cgmem::cgroup

@@ -1,0 +1,76 @@
+// What this machine's kernel and cgroups can do for cgmem, read without
+// writing anything: kernel release, HZ and where it came from, page size,
+// CPUs, RAM, swap, zswap, THP, PSI, the cgroup2 mount and its controllers,
+// and whether this process can use a cgroup v2 memory controller (and if
+// not, why, and the way out: `cgmem vm -- ...`).
+//
+// The roots are parameters so tests probe fixture trees. A cgroup2 mount
+// point under /sys is read under roots.sys (so /sys/fs/cgroup in a fixture's
+// mountinfo means SYS/fs/cgroup).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+
+namespace cgmem::cgroup {
+
+struct HostRoots {
+  std::string proc = "/proc";
+  std::string sys = "/sys";
+  std::string boot = "/boot";
+};
+
+struct SwapDevice {
+  std::string name, type;
+  uint64_t size_bytes = 0, used_bytes = 0;
+  int priority = 0;
+};
+
+struct HostFacts {
+  std::string kernel;                 // "6.12.117+deb12-cloud-amd64"; "" when unreadable
+  std::optional<unsigned> hz;         // CONFIG_HZ
+  std::string hz_source;              // "/boot/config-RELEASE", "/proc/config.gz" or "unknown"
+  uint64_t page_size = 0;             // of the running process (sysconf)
+  unsigned cpus = 0;                  // online CPUs (SYS/devices/system/cpu/online)
+  uint64_t mem_total_bytes = 0;       // MemTotal
+  std::vector<SwapDevice> swaps;
+  uint64_t swap_total_bytes = 0;
+  std::optional<bool> zswap;          // nullopt: no zswap module
+  std::string thp;                    // "always", "madvise", "never"; "" when unknown
+  bool psi = false;                   // PROC/pressure/memory readable and well formed
+
+  std::optional<std::string> cgroup2_mount;       // as mounted (host path)
+  std::vector<std::string> cgroup2_controllers;   // root cgroup.controllers
+  std::vector<std::string> cgroup2_enabled;       // root cgroup.subtree_control
+  std::optional<std::string> memory_v1_mount;     // memory bound to cgroup v1 here
+  std::optional<std::string> own_cgroup;          // this process's v2 path ("0::PATH")
+  std::vector<std::string> own_controllers;       // its cgroup.controllers
+  bool memory_controller_usable = false;
+  std::string memory_reason;          // why (not): one sentence
+  std::string way_out;                // what to do when not usable; "" when usable
+};
+
+// Never fails as a whole: a fact that cannot be read stays empty, and the
+// reason names what was missing.
+HostFacts probe_host(const HostRoots& roots = {});
+
+// CONFIG_HZ from the text of a kernel config; nullopt when absent.
+std::optional<unsigned> config_hz(std::string_view config_text);
+
+// "0-1,4" -> 3. nullopt on malformed text.
+std::optional<unsigned> count_cpu_list(std::string_view text);
+
+// The bracketed word of a sysfs choice file: "always [madvise] never" -> "madvise".
+std::string chosen_word(std::string_view text);
+
+// PROC/swaps: the devices (sizes in the file are KiB). Malformed lines are skipped.
+std::vector<SwapDevice> parse_swaps(std::string_view text);
+
+// MemTotal from PROC/meminfo, in bytes.
+std::optional<uint64_t> mem_total(std::string_view meminfo_text);
+
+}  // namespace cgmem::cgroup

@@ -1,0 +1,184 @@
+// The host probe on fixture trees: a 6.12 VM guest, a hybrid v1 host like
+// the build machine, a bare host; and `cgmem host` on them.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cgroup/host_json.h"
+#include "cgroup/host_probe.h"
+#include "cgroup/mountinfo.h"
+#include "fixture.h"
+
+namespace cgmem::cgroup {
+namespace {
+
+using testing::fixture_path;
+
+HostRoots roots_of(const std::string& tree) {
+  std::string base = fixture_path(tree);
+  return {base + "/proc", base + "/sys", base + "/boot"};
+}
+
+TEST(HostProbe, AVmGuestWithAMemoryController) {
+  HostRoots roots = roots_of("host-vm-6.12");
+  HostFacts f = probe_host(roots);
+  EXPECT_EQ(f.kernel, "6.12.117+deb12-cloud-amd64");
+  EXPECT_EQ(f.hz, 250u);
+  EXPECT_EQ(f.hz_source, roots.boot + "/config-6.12.117+deb12-cloud-amd64");
+  EXPECT_EQ(f.page_size, static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
+  EXPECT_EQ(f.cpus, 2u);
+  EXPECT_EQ(f.mem_total_bytes, 472164u * 1024);
+  EXPECT_TRUE(f.swaps.empty());
+  EXPECT_EQ(f.swap_total_bytes, 0u);
+  EXPECT_EQ(f.zswap, false);
+  EXPECT_EQ(f.thp, "never");
+  EXPECT_TRUE(f.psi);
+  EXPECT_EQ(f.cgroup2_mount, "/sys/fs/cgroup");
+  EXPECT_EQ(f.cgroup2_enabled, (std::vector<std::string>{"cpuset", "cpu", "io", "memory", "pids"}));
+  EXPECT_EQ(f.memory_v1_mount, std::nullopt);
+  EXPECT_EQ(f.own_cgroup, "/lab/run1");
+  EXPECT_EQ(f.own_controllers, (std::vector<std::string>{"cpu", "io", "memory"}));
+  EXPECT_TRUE(f.memory_controller_usable);
+  EXPECT_EQ(f.memory_reason,
+            "cgmem can create child cgroups with memory limits under /sys/fs/cgroup/lab/run1");
+  EXPECT_EQ(f.way_out, "");
+}
+
+TEST(HostProbe, AHybridV1HostLikeTheBuildMachine) {
+  HostRoots roots = roots_of("host-hybrid-v1");
+  HostFacts f = probe_host(roots);
+  EXPECT_EQ(f.kernel, "6.18.44-fc-v657");
+  EXPECT_EQ(f.hz, 250u);
+  EXPECT_EQ(f.hz_source, roots.proc + "/config.gz");  // no /boot/config-RELEASE here
+  ASSERT_EQ(f.swaps.size(), 2u);
+  EXPECT_EQ(f.swaps[0].name, "/dev/vdb");
+  EXPECT_EQ(f.swaps[0].type, "partition");
+  EXPECT_EQ(f.swaps[0].size_bytes, 1048572u * 1024);
+  EXPECT_EQ(f.swaps[0].priority, -2);
+  EXPECT_EQ(f.swaps[1].used_bytes, 1024u * 1024);
+  EXPECT_EQ(f.swap_total_bytes, (1048572u + 524284u) * 1024);
+  EXPECT_EQ(f.zswap, std::nullopt);
+  EXPECT_EQ(f.thp, "madvise");
+  EXPECT_EQ(f.cgroup2_mount, "/sys/fs/cgroup/unified");
+  EXPECT_TRUE(f.cgroup2_controllers.empty());
+  EXPECT_EQ(f.memory_v1_mount, "/sys/fs/cgroup/memory");
+  EXPECT_EQ(f.own_cgroup, "/");
+  EXPECT_FALSE(f.memory_controller_usable);
+  EXPECT_EQ(f.memory_reason,
+            "the cgroup2 hierarchy at /sys/fs/cgroup/unified has no memory controller; memory is "
+            "bound to cgroup v1 (mounted at /sys/fs/cgroup/memory)");
+  EXPECT_EQ(f.way_out,
+            "run cgmem's real-kernel commands in its VM, which boots its own kernel with a cgroup "
+            "v2 memory controller: cgmem vm -- COMMAND");
+}
+
+TEST(HostProbe, ABareHostSaysWhatIsMissing) {
+  HostRoots roots = roots_of("host-bare");
+  HostFacts f = probe_host(roots);
+  EXPECT_EQ(f.kernel, "5.10.0-28-amd64");
+  EXPECT_EQ(f.hz, std::nullopt);
+  EXPECT_EQ(f.hz_source, "unknown");
+  EXPECT_EQ(f.cpus, 0u);
+  EXPECT_FALSE(f.psi);
+  EXPECT_EQ(f.thp, "");
+  EXPECT_EQ(f.cgroup2_mount, std::nullopt);
+  EXPECT_EQ(f.own_cgroup, std::nullopt);
+  EXPECT_FALSE(f.memory_controller_usable);
+  EXPECT_EQ(f.memory_reason, "no cgroup2 file system is mounted (" + roots.proc +
+                                 "/self/mountinfo); memory is bound to cgroup v1 (mounted at "
+                                 "/sys/fs/cgroup/memory)");
+}
+
+TEST(HostProbe, MemoryNotEnabledForThisProcesssCgroup) {
+  testing::TempDir dir;
+  std::string tree = dir.copy_fixture("host-vm-6.12", "host");
+  testing::spit(tree + "/sys/fs/cgroup/lab/run1/cgroup.controllers", "cpu io\n");
+  HostFacts f = probe_host({tree + "/proc", tree + "/sys", tree + "/boot"});
+  EXPECT_FALSE(f.memory_controller_usable);
+  EXPECT_EQ(f.memory_reason,
+            "the memory controller is not enabled for this process's cgroup "
+            "/sys/fs/cgroup/lab/run1 (its parent's cgroup.subtree_control lacks memory)");
+}
+
+TEST(HostProbe, JsonHasTheKeysOthersRelyOn) {
+  nlohmann::json j = host_facts_json(probe_host(roots_of("host-hybrid-v1")));
+  for (const char* key : {"kernel", "hz", "hz_source", "page_size", "cpus", "mem_total_bytes",
+                          "swap_total_bytes", "cgroup2_mount", "memory_controller_usable", "psi",
+                          "thp", "zswap", "swaps", "memory_reason", "way_out"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["hz"], 250);
+  EXPECT_EQ(j["memory_controller_usable"], false);
+  EXPECT_EQ(j["zswap"], nullptr);
+  EXPECT_EQ(j["swaps"][0]["name"], "/dev/vdb");
+  nlohmann::json bare = host_facts_json(probe_host(roots_of("host-bare")));
+  EXPECT_EQ(bare["cgroup2_mount"], nullptr);
+  EXPECT_EQ(bare["hz"], nullptr);
+  EXPECT_EQ(bare["hz_source"], "unknown");
+}
+
+TEST(HostHelpers, ParseTheirFiles) {
+  EXPECT_EQ(config_hz("CONFIG_HZ_1000=y\nCONFIG_HZ=1000\n"), 1000u);
+  EXPECT_EQ(config_hz("# CONFIG_HZ is not set\n"), std::nullopt);
+  EXPECT_EQ(config_hz("CONFIG_HZ=\n"), std::nullopt);
+  EXPECT_EQ(count_cpu_list("0-3,8,10-11\n"), 7u);
+  EXPECT_EQ(count_cpu_list("3-1"), std::nullopt);
+  EXPECT_EQ(count_cpu_list(""), std::nullopt);
+  EXPECT_EQ(chosen_word("always [madvise] never"), "madvise");
+  EXPECT_EQ(chosen_word("always madvise never"), "");
+  EXPECT_EQ(mem_total("MemTotal:       24684092 kB\n"), 24684092ull * 1024);
+  EXPECT_EQ(mem_total("MemFree: 1 kB\n"), std::nullopt);
+}
+
+TEST(Mountinfo, FindsCgroupMountsAndUnescapes) {
+  auto mounts = parse_mountinfo(
+      "41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw,relatime shared:9 - cgroup2 cgroup2 rw\n"
+      "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+      "garbage\n");
+  ASSERT_EQ(mounts.size(), 2u);
+  EXPECT_EQ(cgroup2_mount(mounts), "/sys/fs/cgroup/uni fied");
+  EXPECT_EQ(cgroup1_mount(mounts, "memory"), "/sys/fs/cgroup/memory");
+  EXPECT_EQ(cgroup1_mount(mounts, "cpu"), std::nullopt);
+  EXPECT_EQ(cgroup2_mount(parse_mountinfo("")), std::nullopt);
+}
+
+std::string run(const std::string& args) {
+  std::string command = std::string(CGMEM_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string text;
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
+  EXPECT_EQ(WEXITSTATUS(::pclose(pipe)), 0) << args;
+  return text;
+}
+
+TEST(HostCommand, SaysPlainlyWhatIsMissingAndExitsZero) {
+  std::string base = fixture_path("host-hybrid-v1");
+  std::string out = run("host --proc " + base + "/proc --sys " + base + "/sys --boot " + base + "/boot");
+  EXPECT_NE(out.find("memory controller   NOT usable: the cgroup2 hierarchy at "
+                     "/sys/fs/cgroup/unified has no memory controller"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("cgmem vm -- COMMAND"), std::string::npos);
+  EXPECT_NE(out.find("HZ                  250 (from " + base + "/proc/config.gz)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("swap                1.5GiB on /dev/vdb /swap\\040file"), std::string::npos) << out;
+}
+
+TEST(HostCommand, JsonOnAVmGuest) {
+  std::string base = fixture_path("host-vm-6.12");
+  auto j = nlohmann::json::parse(
+      run("host --json --proc " + base + "/proc --sys " + base + "/sys --boot " + base + "/boot"));
+  EXPECT_EQ(j["kernel"], "6.12.117+deb12-cloud-amd64");
+  EXPECT_EQ(j["memory_controller_usable"], true);
+  EXPECT_EQ(j["cgroup2_mount"], "/sys/fs/cgroup");
+  EXPECT_EQ(j["way_out"], nullptr);
+}
+
+}  // namespace
+}  // namespace cgmem::cgroup
