@@ -28,6 +28,10 @@ PlannedRun make_run(const MatrixSpec& spec, const WorkloadSpec& w, const ConfigS
   r.flags = spec.defaults;
   for (const auto& [k, v] : c.flags) r.flags[k] = v;
   for (const auto& [k, v] : w.flags) r.flags[k] = v;
+  std::erase_if(r.flags, [](const auto& kv) { return kv.second.empty(); });
+  for (auto& [k, v] : r.flags)
+    if (v.ends_with('%'))
+      if (auto bytes = resolve_percent(r.flags, k)) v = *bytes;
   for (const auto& a : w.args) r.workload_args.push_back(substitute(a, o.batch_dir));
   if (auto cap = r.flags.find("cap"); cap != r.flags.end()) r.cap_s = parse_seconds(cap->second, 1).value_or(60);
   return r;

@@ -62,7 +62,7 @@ std::string toml_type_name(toml::node_type type) {
 
 bool valid(Kind kind, const std::string& value) {
   switch (kind) {
-    case Kind::limit: return parse_limit(value).has_value();
+    case Kind::limit: return parse_limit(value, {.allow_max = true, .percent_of = 100}).has_value();
     case Kind::size: return parse_bytes(value).has_value();
     case Kind::cpu: {
       unsigned cpu = 0;
@@ -86,6 +86,10 @@ Result<void> read_flags(const toml::table& t, const std::set<std::string>& allow
     const FlagKey* f = find_flag(key);
     if (!f) return spec_error(path, fmt::format("unknown key '{}' in {}", key, where));
     auto value = text_of(node);
+    if (value && value->empty()) {  // "" unsets what defaults or the config set
+      flags[key] = "";
+      continue;
+    }
     if (!value || !valid(f->kind, *value))
       return spec_error(path, fmt::format("{}.{}: '{}' is not a valid value", where, key,
                                           value.value_or(toml_type_name(node.type()))));
@@ -184,6 +188,17 @@ std::string run_flag(const std::string& key) {
   return f ? f->flag : "";
 }
 
+std::optional<std::string> resolve_percent(const RunFlags& flags, const std::string& key) {
+  auto max = flags.find("max");
+  if (max == flags.end()) return std::nullopt;
+  auto max_bytes = parse_bytes(max->second);
+  if (!max_bytes) return std::nullopt;
+  auto share = parse_limit(flags.at(key), {.percent_of = *max_bytes});
+  if (!share || share->is_max()) return std::nullopt;
+  constexpr uint64_t kPage = 4096;
+  return std::to_string(share->bytes() / kPage * kPage);
+}
+
 std::optional<double> parse_seconds(const std::string& text, double bare_unit_s) {
   double value = 0;
   const char* end = text.data() + text.size();
@@ -212,6 +227,13 @@ Result<MatrixSpec> parse_spec(std::string_view text, const std::string& path) {
   if (auto r = read_workloads(root, path, spec); !r) return std::unexpected(r.error());
   for (auto& w : spec.workloads)
     if (w.reps && *w.reps < 1) return spec_error(path, "workload " + w.name + ".reps must be 1 or more");
+  for (const auto& c : spec.configs) {
+    RunFlags merged = spec.defaults;
+    for (const auto& [k, v] : c.flags) merged[k] = v;
+    for (const auto& [k, v] : merged)
+      if (v.ends_with('%') && !resolve_percent(merged, k))
+        return spec_error(path, fmt::format("config {}: {} '{}' is a share of max, and max is not a size", c.name, k, v));
+  }
   return spec;
 }
 

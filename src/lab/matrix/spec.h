@@ -14,7 +14,8 @@
 //   name = "anon-over"
 //   args = ["--target", "40M"]
 //
-// Options merge defaults, then the config, then the workload (the last wins).
+// Options merge defaults, then the config, then the workload (the last wins;
+// "" removes an option set before).
 #pragma once
 
 #include <cstdint>
@@ -64,6 +65,11 @@ Result<MatrixSpec> load_spec(const std::string& path);
 // The `cgmem run` flag for a spec key ("swap_max" -> "--swap-max"), or empty
 // when the key is not a run option.
 std::string run_flag(const std::string& key);
+
+// A limit given as "N%" of the same run's max ("90%" with max 256M), in
+// bytes rounded down to a 4 KiB page as the kubelet does; nullopt when there
+// is no max in bytes or the text is not a share.
+std::optional<std::string> resolve_percent(const RunFlags& flags, const std::string& key);
 
 // A duration as `cgmem run` takes it ("150s", "100ms", "45m", "2h", or a bare
 // number in `bare_unit_s` seconds) in seconds; nullopt when malformed.
