@@ -20,17 +20,17 @@ configure() {  # DIR [cmake args...]
 step() { printf '\n== %s\n' "$*"; }
 
 step "configure and build: release, static, asan"
-configure build/release -DCMAKE_BUILD_TYPE=Release
+configure build/release -DCMAKE_BUILD_TYPE=Release -DCGMEM_STATIC_BINARY="$PWD/build/static/src/cli/cgmem"
 configure build/static -DCMAKE_BUILD_TYPE=Release -DCGMEM_STATIC=ON -DCGMEM_TESTS=OFF
 configure build/asan -DCMAKE_BUILD_TYPE=Debug -DCGMEM_SANITIZE=ON
 cmake --build build/release -j "$jobs"
-cmake --build build/static -j "$jobs" --target cgmem
+cmake --build build/static -j "$jobs" --target cgmem  # before the vm tests: the guest runs it
 cmake --build build/asan -j "$jobs"
 
 if [[ -d fuzz ]]; then
   step "configure and build: fuzz (clang)"
   configure build/fuzz -DCMAKE_BUILD_TYPE=Debug -DCGMEM_FUZZ=ON -DCGMEM_TESTS=OFF \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+    -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16
   cmake --build build/fuzz -j "$jobs"
 fi
 

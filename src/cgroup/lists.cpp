@@ -27,7 +27,7 @@ std::vector<std::string> parse_controllers(std::string_view text) {
   while (!rest.empty()) {
     std::string_view line = trim(next_line(rest));
     while (!line.empty()) {
-      std::string_view word = next_token(line);
+      std::string_view word = trim(next_token(line));
       if (!word.empty()) out.emplace_back(word);
     }
   }

@@ -7,6 +7,10 @@ namespace cgmem::cli {
 
 int run_version(std::span<char*> args);
 int run_host(std::span<char*> args);
+int run_workload(std::span<char*> args);
+int run_run(std::span<char*> args);
+int run_gc(std::span<char*> args);
+int run_vm(std::span<char*> args);
 int run_report(std::span<char*> args);
 int run_matrix(std::span<char*> args);
 

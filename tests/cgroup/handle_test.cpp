@@ -214,7 +214,11 @@ TEST_F(HandleTest, WaitEmptyWakesWhenCgroupEventsChanges) {
   spit(run.path() + "/cgroup.events", "populated 1\nfrozen 0\n");
   std::thread emptier([&] {
     std::this_thread::sleep_for(50ms);
-    spit(run.path() + "/cgroup.events", "populated 0\nfrozen 0\n");
+    // In place, one byte changing, as the kernel's file never reads empty
+    // (spit truncates first, and a read between would see an empty file).
+    int fd = ::open((run.path() + "/cgroup.events").c_str(), O_WRONLY);
+    (void)!::pwrite(fd, "0", 1, std::string_view("populated ").size());
+    ::close(fd);
   });
   auto start = std::chrono::steady_clock::now();
   auto ok = run.wait_empty(5000ms);

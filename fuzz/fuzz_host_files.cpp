@@ -1,0 +1,19 @@
+// The files the host probe reads: mountinfo, swaps, meminfo, the kernel
+// config, the CPU list and sysfs choice files.
+#include "cgroup/host_probe.h"
+#include "cgroup/mountinfo.h"
+#include "fuzz.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace cgmem;
+  auto text = fuzz::text(data, size);
+  auto mounts = cgroup::parse_mountinfo(text);
+  (void)cgroup::cgroup2_mount(mounts);
+  (void)cgroup::cgroup1_mount(mounts, "memory");
+  for (const auto& swap : cgroup::parse_swaps(text)) fuzz::check(!swap.name.empty());
+  (void)cgroup::mem_total(text);
+  if (auto hz = cgroup::config_hz(text)) fuzz::check(*hz > 0);
+  if (auto cpus = cgroup::count_cpu_list(text)) fuzz::check(*cpus > 0);
+  fuzz::check(cgroup::chosen_word(text).size() <= text.size());
+  return 0;
+}

@@ -1,0 +1,119 @@
+// cgmem vm [options] -- CMD ARGS...: runs `cgmem CMD ARGS` in a VM with a
+// real kernel (see src/vm/session.h and docs/vm.md). The inner command's
+// stdout is printed here after the run; its stderr shows live; progress
+// lines go to stderr; the inner exit code is ours.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/app.h"
+#include "cli/exit_codes.h"
+#include "cli/handlers.h"
+#include "vm/session.h"
+
+namespace cgmem::cli {
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void on_signal(int) { g_stop = 1; }
+
+// SIGINT, SIGTERM and SIGHUP end QEMU by its PID instead of killing us first.
+void catch_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+}
+
+std::string self_path() {
+  std::error_code ec;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : path.string();
+}
+
+int report(const vm::VmOptions& options, const vm::VmRun& run, bool json) {
+  fwrite(run.stdout_bytes.data(), 1, run.stdout_bytes.size(), stdout);
+  fflush(stdout);
+  if (json) {
+    std::ifstream record(run.record);
+    fmt::print(stderr, "{}\n", nlohmann::json::parse(record, nullptr, false).dump());
+  } else {
+    fmt::print(stderr, "cgmem vm: results in {} (console {}, record {})\n", run.out_dir, run.console_log,
+               run.record);
+    if (!run.work_dir.empty()) fmt::print(stderr, "cgmem vm: images kept in {}\n", run.work_dir);
+  }
+  if (run.interrupted) return kInterrupted;
+  if (run.timed_out) {
+    print_error(fmt::format("the guest did not finish within {} s; QEMU was stopped (console: {})",
+                            options.timeout.count(), run.console_log));
+    return kFailure;
+  }
+  if (run.exit_code < 0) {
+    print_error("the guest stopped before the command finished: " +
+                (run.guest_error.empty() ? std::string("no reason on its console") : run.guest_error) +
+                " (console: " + run.console_log + ")");
+    return kFailure;
+  }
+  return run.exit_code;
+}
+
+}  // namespace
+
+int run_vm(std::span<char*> args) {
+  CLI::App app(
+      "Boot a Linux kernel under QEMU and run `cgmem CMD ARGS` inside, on a real cgroup v2 memory "
+      "controller. Exits with the inner command's exit code. See docs/vm.md.",
+      "vm");
+  vm::VmOptions options;
+  std::string mem = "512M", disk = "1G", swap = "0";
+  unsigned timeout = 600;
+  bool json = false;
+  std::string accel;
+  app.add_option("--out", options.out_dir, "where the inner working directory comes back (default: ./cgmem-vm-DATE-TIME)");
+  app.add_option("--mem", mem, "guest RAM")->check(size_validator({}))->capture_default_str();
+  app.add_option("--cpus", options.cpus, "guest CPUs")->check(CLI::Range(1u, 64u))->capture_default_str();
+  app.add_option("--disk", disk, "size of the ext4 run disk")->check(size_validator({}))->capture_default_str();
+  app.add_option("--swap", swap, "swap in the guest (zram), 0 for none")->check(size_validator({}))->capture_default_str();
+  app.add_option("--timeout", timeout, "seconds before QEMU is stopped")->check(CLI::Range(1u, 86400u))->capture_default_str();
+  app.add_flag("--keep", options.keep, "keep the initramfs and disk image");
+  app.add_option("--kernel", options.kernel, "boot this bzImage instead of the pinned Debian 6.12 cloud kernel")
+      ->check(CLI::ExistingFile);
+  app.add_option("--cgmem", options.cgmem, "the static cgmem to run in the guest")->check(CLI::ExistingFile);
+  app.add_option("--script", options.script, "run `sh FILE ARGS...` in the guest instead of cgmem (cgmem is on PATH)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--file", options.files, "copy FILE (or a directory) into /vm/in, on PATH in the guest")
+      ->check(CLI::ExistingPath);
+  app.add_option("--accel", accel, "kvm or tcg (default: kvm where it works)")->check(CLI::IsMember({"kvm", "tcg"}));
+  app.add_flag("--json", json, "print the run's record as JSON on stderr instead of the summary line");
+  app.add_option("command", options.command, "CMD ARGS... (after --)");
+  app.footer("Example: cgmem vm -- host --json");
+  if (int code = parse(app, args); code >= 0) return code;
+  if (options.command.empty() && options.script.empty()) {
+    print_error("nothing to run: give a command after --, e.g. cgmem vm -- version");
+    return kUsage;
+  }
+  options.mem_bytes = limit_from(mem, {}).bytes();
+  options.disk_bytes = limit_from(disk, {}).bytes();
+  options.swap_bytes = limit_from(swap, {}).bytes();
+  options.timeout = std::chrono::seconds(timeout);
+  if (!accel.empty()) options.accel = accel == "kvm" ? vm::Accel::kvm : vm::Accel::tcg;
+
+  catch_signals();
+  auto progress = [json](const std::string& line) {
+    if (!json) fmt::print(stderr, "cgmem vm: {}\n", line);
+  };
+  auto run = vm::run_vm(options, self_path(), progress, &g_stop);
+  if (!run) {
+    print_error(run.error());
+    return g_stop ? kInterrupted : kUnavailable;
+  }
+  return report(options, *run, json);
+}
+
+}  // namespace cgmem::cli

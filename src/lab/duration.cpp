@@ -1,0 +1,45 @@
+#include "lab/duration.h"
+
+#include <charconv>
+#include <fmt/format.h>
+
+namespace cgmem::lab {
+namespace {
+
+constexpr uint64_t kDayNs = 86'400ULL * 1'000'000'000ULL;
+
+std::unexpected<Error> bad(std::string_view text, std::string_view why) {
+  return fail(fmt::format("invalid duration '{}': {}", text, why), {},
+              "use a number with a unit: 100ms, 2s, 1.5s, 500us, 3m");
+}
+
+// Nanoseconds per unit suffix, or 0 for an unknown suffix.
+uint64_t unit_ns(std::string_view unit, Unit bare) {
+  if (unit.empty()) return static_cast<uint64_t>(bare);
+  if (unit == "ns") return 1;
+  if (unit == "us") return 1'000;
+  if (unit == "ms") return 1'000'000;
+  if (unit == "s") return 1'000'000'000;
+  if (unit == "m" || unit == "min") return 60'000'000'000ULL;
+  return 0;
+}
+
+}  // namespace
+
+Result<uint64_t> parse_duration(std::string_view text, Unit bare_unit) {
+  if (text.empty()) return bad(text, "empty");
+  if (text[0] == '-' || text[0] == '+') return bad(text, "a duration has no sign");
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, value, std::chars_format::fixed);
+  if (ec != std::errc()) return bad(text, "not a number");
+  std::string_view unit(p, static_cast<size_t>(end - p));
+  uint64_t scale = unit_ns(unit, bare_unit);
+  if (scale == 0) return bad(text, fmt::format("unknown unit '{}'", unit));
+  long double ns = static_cast<long double>(value) * static_cast<long double>(scale);
+  if (ns > static_cast<long double>(kDayNs)) return bad(text, "longer than a day");
+  if (ns < 1.0L) return bad(text, "must be more than zero");
+  return static_cast<uint64_t>(ns);
+}
+
+}  // namespace cgmem::lab

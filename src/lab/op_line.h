@@ -1,0 +1,40 @@
+// One workload operation as ops.jsonl records it (docs/run-format.md):
+// {"op":412,"phase":"churn","pid":311,"cpu":0,"t_ns":...,"lat_ns":...,
+//  "held_bytes":...,"current_before":...,"current_after":...,
+//  "high_before":...,"high_after":...,"max_before":...,"max_after":...}
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "lab/json_line.h"
+
+namespace cgmem::lab {
+
+enum class Phase { grow, churn, own_high };
+
+std::string_view phase_name(Phase phase);
+
+// memory.current and the memory.events high/max counters at one moment.
+struct Counters {
+  uint64_t current = 0;
+  uint64_t high = 0;
+  uint64_t max = 0;
+};
+
+struct OpRecord {
+  uint64_t op = 0;
+  Phase phase = Phase::grow;
+  int pid = 0;
+  int cpu = -1;
+  uint64_t t_ns = 0;
+  uint64_t lat_ns = 0;
+  uint64_t held_bytes = 0;
+  Counters before;
+  Counters after;
+};
+
+// Writes the record as one line ending in '\n' into `line` (cleared first).
+void format_op_line(const OpRecord& record, JsonLine& line);
+
+}  // namespace cgmem::lab

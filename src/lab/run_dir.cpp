@@ -1,0 +1,83 @@
+#include "lab/run_dir.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "lab/write_all.h"
+
+namespace cgmem::lab {
+namespace {
+
+bool is_empty_dir(const std::string& path) {
+  DIR* dir = ::opendir(path.c_str());
+  if (dir == nullptr) return false;
+  bool empty = true;
+  while (dirent* entry = ::readdir(dir)) {
+    std::string_view name = entry->d_name;
+    if (name != "." && name != "..") empty = false;
+  }
+  ::closedir(dir);
+  return empty;
+}
+
+std::string format_time(time_t when, const char* pattern) {
+  tm utc{};
+  ::gmtime_r(&when, &utc);
+  char text[32];
+  size_t n = std::strftime(text, sizeof text, pattern, &utc);
+  return std::string(text, n);
+}
+
+}  // namespace
+
+Result<RunDir> RunDir::create(const std::string& path) {
+  std::error_code ec;
+  bool made = std::filesystem::create_directories(path, ec);
+  if (ec) {
+    errno = ec.value();
+    return sys_error("create the run directory", path, "give --out a writable place");
+  }
+  if (!made && !is_empty_dir(path))
+    return fail("the run directory exists and is not empty", path,
+                "give --out a new directory, or remove the old run");
+  return RunDir(path);
+}
+
+Result<void> RunDir::write_text(const char* name, const std::string& text) const {
+  std::string final_path = file(name);
+  std::string tmp = final_path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return sys_error("create", tmp);
+  auto written = write_all(fd, text);
+  int synced = ::fsync(fd);
+  ::close(fd);
+  if (!written) return sys_error("write", tmp);
+  if (synced != 0) return sys_error("fsync", tmp);
+  if (::rename(tmp.c_str(), final_path.c_str()) != 0) return sys_error("rename to", final_path);
+  return {};
+}
+
+Result<void> RunDir::write_json(const char* name, const nlohmann::json& value) const {
+  return write_text(name, value.dump(2) + "\n");
+}
+
+Result<int> RunDir::open_append(const char* name) const {
+  std::string path = file(name);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return sys_error("open for appending", path);
+  return fd;
+}
+
+std::string iso_utc(time_t when) { return format_time(when, "%Y-%m-%dT%H:%M:%SZ"); }
+
+std::string default_run_path(const std::string& base, const std::string& name, time_t when) {
+  return fmt::format("{}/runs/{}-{}", base, name, format_time(when, "%Y%m%dT%H%M%SZ"));
+}
+
+}  // namespace cgmem::lab

@@ -1,0 +1,47 @@
+// Writing a run directory (docs/run-format.md): meta.json and outcome.json
+// whole or absent (written to NAME.tmp, fsynced, renamed), ops.jsonl and
+// samples.jsonl appended one whole line per write(2).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/error.h"
+
+namespace cgmem::lab {
+
+inline constexpr char kMetaFile[] = "meta.json";
+inline constexpr char kOpsFile[] = "ops.jsonl";
+inline constexpr char kSamplesFile[] = "samples.jsonl";
+inline constexpr char kOutcomeFile[] = "outcome.json";
+inline constexpr char kKernelLogFile[] = "kernel.log";
+inline constexpr char kWorkloadStderrFile[] = "workload.stderr";
+
+class RunDir {
+ public:
+  // Creates `path` (and missing parents). An existing directory is used only
+  // when it is empty, so a run never mixes with an older one.
+  static Result<RunDir> create(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  std::string file(const char* name) const { return path_ + "/" + name; }
+
+  // Writes `value` (pretty, 2 spaces) to NAME atomically.
+  Result<void> write_json(const char* name, const nlohmann::json& value) const;
+  // Writes text to NAME atomically.
+  Result<void> write_text(const char* name, const std::string& text) const;
+  // Opens NAME for appending (created if missing); the caller closes the fd.
+  Result<int> open_append(const char* name) const;
+
+ private:
+  explicit RunDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+// "runs/NAME-20261129T224027Z" under `base` for the wall time `when`.
+std::string default_run_path(const std::string& base, const std::string& name, time_t when);
+
+// ISO 8601 UTC, "2026-11-29T22:40:27Z".
+std::string iso_utc(time_t when);
+
+}  // namespace cgmem::lab

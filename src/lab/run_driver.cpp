@@ -1,0 +1,420 @@
+#include "lab/run_driver.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <fmt/format.h>
+#include <memory>
+#include <optional>
+
+#include "cgroup/cgroup.h"
+#include "cgroup/device.h"
+#include "cgroup/files.h"
+#include "cgroup/flat_keyed.h"
+#include "lab/kernel_log.h"
+#include "lab/marker.h"
+#include "lab/neighbour.h"
+#include "lab/ops_tail.h"
+#include "lab/progress.h"
+#include "lab/run_dir.h"
+#include "lab/sampler.h"
+
+namespace cgmem::lab {
+namespace {
+
+namespace files = cgroup::files;
+using cgroup::Cgroup;
+
+volatile sig_atomic_t g_stop_signal = 0;
+volatile sig_atomic_t g_child_changed = 0;
+extern "C" void on_stop(int signal) { g_stop_signal = signal; }
+extern "C" void on_child(int) { g_child_changed = 1; }
+
+// Installs the driver's handlers for its lifetime (no SA_RESTART: a signal
+// wakes the tick sleep). exec resets caught handlers, so the workload gets
+// the defaults.
+class SignalScope {
+ public:
+  SignalScope() {
+    g_stop_signal = 0;
+    g_child_changed = 0;
+    struct sigaction stop{}, child{};
+    stop.sa_handler = on_stop;
+    child.sa_handler = on_child;
+    ::sigaction(SIGINT, &stop, &old_int_);
+    ::sigaction(SIGTERM, &stop, &old_term_);
+    ::sigaction(SIGCHLD, &child, &old_child_);
+  }
+  ~SignalScope() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+    ::sigaction(SIGCHLD, &old_child_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_{}, old_term_{}, old_child_{};
+};
+
+uint64_t now_ns() {
+  timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void sleep_until(uint64_t ns) {
+  timespec ts{static_cast<time_t>(ns / 1'000'000'000ULL), static_cast<long>(ns % 1'000'000'000ULL)};
+  ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);  // EINTR: a signal, go on
+}
+
+Result<void> pin_self(unsigned cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (::sched_setaffinity(0, sizeof set, &set) != 0)
+    return sys_error(fmt::format("pin the driver to CPU {}", cpu));
+  return {};
+}
+
+nlohmann::json limit_json(const Limit& limit) {
+  return limit.is_max() ? nlohmann::json("max") : nlohmann::json(limit.bytes());
+}
+
+// memory.events as an object of every key the kernel wrote.
+nlohmann::json events_json(const Cgroup& cg) {
+  nlohmann::json out = nlohmann::json::object();
+  auto text = cg.read(files::kMemoryEvents);
+  if (!text) return out;
+  cgroup::for_each_flat(*text, [&](std::string_view key, uint64_t value) {
+    out[std::string(key)] = value;
+  });
+  return out;
+}
+
+class Experiment {
+ public:
+  explicit Experiment(const DriverSetup& s) : s_(s), o_(s.options) {}
+  ~Experiment();
+
+  Result<void> prepare();
+  RunResult run();
+  // After a failed prepare(): removes what it created.
+  void abandon();
+
+ private:
+  Result<void> open_parent();
+  Result<Cgroup> create_marked(const std::string& name);
+  Result<void> set_limits();
+  Result<void> set_io_limits();
+  Result<void> write_meta();
+  Result<void> start();
+  void loop();
+  bool reap_workload(bool block);
+  void stop_workload();
+  void finish();
+  void remove_cgroups();
+
+  const DriverSetup& s_;
+  const RunOptions& o_;
+  unsigned cpu_ = 0, sampler_cpu_ = 0;
+  std::optional<RunDir> dir_;
+  std::optional<Cgroup> parent_, cg_, neighbour_cg_;
+  nlohmann::json limits_ = nlohmann::json::object();
+  int ops_fd_ = -1, stderr_fd_ = -1, samples_fd_ = -1;
+  std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<KernelLog> kmsg_;
+  pid_t workload_ = -1, neighbour_ = -1;
+  uint64_t samples_ = 0;
+  EndFacts facts_;
+};
+
+Experiment::~Experiment() {
+  for (int fd : {ops_fd_, stderr_fd_, samples_fd_})
+    if (fd >= 0) ::close(fd);
+}
+
+Result<void> Experiment::open_parent() {
+  auto parent = Cgroup::open(s_.parent);
+  if (!parent)
+    return fail(fmt::format("open the parent cgroup: {}", parent.error().message()), {},
+                "give --parent a cgroup2 directory you may write to (a delegated cgroup)");
+  auto controllers = parent->controllers();
+  if (!controllers) return std::unexpected(controllers.error());
+  bool memory = std::find(controllers->begin(), controllers->end(), "memory") != controllers->end();
+  if (!memory)
+    return fail("the memory controller is not available in the parent cgroup",
+                s_.parent + "/cgroup.controllers",
+                "enable it in its parent's cgroup.subtree_control, or pass --parent");
+  auto enabled = (o_.io_rbps || o_.io_wbps) ? parent->enable_controllers({"memory", "io"})
+                                            : parent->enable_controllers({"memory"});
+  if (!enabled) {
+    Error error = enabled.error();
+    if (error.err == EBUSY)
+      error.hint = "the parent has processes of its own (cgroup v2's no-internal-process rule): "
+                   "pass --parent a cgroup that only has children";
+    if (error.err == EACCES || error.err == EPERM)
+      error.hint = "the parent is not delegated to this user: pass --parent a delegated cgroup";
+    return std::unexpected(error);
+  }
+  // io.stat for the samples, when the io controller is there.
+  if (std::find(controllers->begin(), controllers->end(), "io") != controllers->end())
+    (void)parent->enable_controllers({"io"});
+  parent_.emplace(std::move(*parent));
+  return {};
+}
+
+Result<Cgroup> Experiment::create_marked(const std::string& name) {
+  auto child = parent_->create_child(name);
+  if (!child) {
+    Error error = child.error();
+    if (error.err == EEXIST)
+      error.hint = "a cgroup of that name exists: choose another --name, or run `cgmem gc` "
+                   "if a killed run left it";
+    if (error.err == EACCES || error.err == EPERM)
+      error.hint = "the parent is not delegated to this user: pass --parent a delegated cgroup";
+    return std::unexpected(error);
+  }
+  auto marked = set_mark(child->path(), Mark{::getpid(), dir_->path()});
+  if (!marked) {
+    (void)child->remove();
+    return std::unexpected(marked.error());
+  }
+  return child;
+}
+
+Result<void> Experiment::set_limits() {
+  struct Row {
+    const char* file;
+    const char* key;
+    const std::optional<Limit>& value;
+  };
+  const Row rows[] = {{files::kMemoryMin, "min", o_.min},
+                      {files::kMemoryLow, "low", o_.low},
+                      {files::kMemoryHigh, "high", o_.high},
+                      {files::kMemoryMax, "max", o_.max},
+                      {files::kMemorySwapMax, "swap_max", o_.swap_max}};
+  for (const auto& row : rows) {
+    if (!row.value) continue;
+    auto kept = cg_->set_limit(row.file, *row.value);
+    if (!kept) return std::unexpected(kept.error());
+    limits_[row.key] = limit_json(*kept);
+  }
+  return set_io_limits();
+}
+
+Result<void> Experiment::set_io_limits() {
+  if (!o_.io_rbps && !o_.io_wbps) return {};
+  auto device = cgroup::io_device_for(dir_->path());
+  if (!device)
+    return fail(fmt::format("--io-rbps/--io-wbps: find the disk of the run directory: {}",
+                            device.error().message()));
+  cgroup::IoMax entry{.device = *device};
+  if (o_.io_rbps) entry.rbps = Limit::of(*o_.io_rbps);
+  if (o_.io_wbps) entry.wbps = Limit::of(*o_.io_wbps);
+  auto kept = cg_->set_io_max(entry);
+  if (!kept) return std::unexpected(kept.error());
+  limits_["io_device"] = device->text();
+  if (kept->rbps) limits_["io_rbps"] = limit_json(*kept->rbps);
+  if (kept->wbps) limits_["io_wbps"] = limit_json(*kept->wbps);
+  return {};
+}
+
+Result<void> Experiment::write_meta() {
+  nlohmann::json meta = {
+      {"schema", 1},
+      {"name", o_.name},
+      {"started_at", iso_utc(std::time(nullptr))},
+      {"started_mono_ns", facts_.started_ns},
+      {"cgroup", cg_->path()},
+      {"limits", limits_},
+      {"spec", spec_json(o_, cpu_, sampler_cpu_)},
+      {"workload", to_json(s_.workload)},
+      {"host", s_.host},
+      {"code", s_.code},
+      {"claim_sha256", nullptr},
+      {"simulated", false},
+  };
+  meta["spec"]["sampler_shares_cpu"] = cpu_ == sampler_cpu_;
+  meta["spec"]["kernel_log"] = kmsg_->is_open();
+  return dir_->write_json(kMetaFile, meta);
+}
+
+Result<void> Experiment::prepare() {
+  cpu_ = o_.cpu.value_or(0);
+  sampler_cpu_ = o_.sampler_cpu.value_or(default_sampler_cpu(cpu_, s_.machine.cpus));
+  auto dir = RunDir::create(s_.run_dir);
+  if (!dir) return std::unexpected(dir.error());
+  dir_.emplace(std::move(*dir));
+  if (auto ok = open_parent(); !ok) return ok;
+  auto cg = create_marked(o_.name);
+  if (!cg) return std::unexpected(cg.error());
+  cg_.emplace(std::move(*cg));
+  if (o_.neighbour_ns) {
+    auto neighbour = create_marked(o_.name + "-neighbour");
+    if (!neighbour) return std::unexpected(neighbour.error());
+    neighbour_cg_.emplace(std::move(*neighbour));
+  }
+  if (auto ok = set_limits(); !ok) return ok;
+  auto ops = dir_->open_append(kOpsFile);
+  auto err = dir_->open_append(kWorkloadStderrFile);
+  auto samples = dir_->open_append(kSamplesFile);
+  if (!ops || !err || !samples)
+    return std::unexpected(!ops ? ops.error() : !err ? err.error() : samples.error());
+  ops_fd_ = *ops, stderr_fd_ = *err, samples_fd_ = *samples;
+  auto sampler = Sampler::open(cg_->path());
+  if (!sampler) return std::unexpected(sampler.error());
+  sampler_ = std::move(*sampler);
+  kmsg_ = std::make_unique<KernelLog>();
+  return {};
+}
+
+Result<void> Experiment::start() {
+  if (o_.neighbour_ns) {
+    auto pid = start_neighbour(*neighbour_cg_, cpu_, *o_.neighbour_ns);
+    if (!pid) return std::unexpected(pid.error());
+    neighbour_ = *pid;
+  }
+  auto before = cg_->memory_events();
+  facts_.oom_kill_before = before && before->oom_kill ? *before->oom_kill : 0;
+  cgroup::SpawnOptions spawn{.argv = {s_.self_exe, "workload"},
+                             .stdout_fd = ops_fd_, .stderr_fd = stderr_fd_};
+  spawn.argv.insert(spawn.argv.end(), o_.workload_args.begin(), o_.workload_args.end());
+  if (auto pinned = pin_self(cpu_); !pinned) return pinned;  // the workload inherits it
+  facts_.started_ns = now_ns();
+  if (auto meta = write_meta(); !meta) return meta;
+  auto pid = cg_->spawn(spawn);
+  (void)pin_self(sampler_cpu_);
+  if (!pid) return std::unexpected(pid.error());
+  workload_ = *pid;
+  facts_.started = true;
+  return {};
+}
+
+bool Experiment::reap_workload(bool block) {
+  if (workload_ < 0) return true;
+  int status = 0;
+  pid_t pid = ::waitpid(workload_, &status, block ? 0 : WNOHANG);
+  if (pid != workload_) return false;
+  facts_.wait_status = status;
+  workload_ = -1;
+  return true;
+}
+
+void Experiment::stop_workload() {
+  if (auto killed = cg_->kill_all(); !killed) facts_.errors.push_back(killed.error().message());
+  reap_workload(true);
+}
+
+void Experiment::loop() {
+  Progress progress(o_.quiet, ops_fd_ >= 0 ? dir_->file(kOpsFile) : "", facts_.started_ns);
+  uint64_t cap_at = facts_.started_ns + o_.cap_ns;
+  uint64_t next = facts_.started_ns;
+  for (;;) {
+    if (g_stop_signal != 0) {
+      facts_.interrupted = true;
+      facts_.ended_ns = now_ns();
+      stop_workload();
+      return;
+    }
+    if (reap_workload(false)) {
+      facts_.ended_ns = now_ns();
+      return;
+    }
+    uint64_t now = now_ns();
+    if (now >= cap_at) {
+      facts_.stopped_at_cap = true;
+      facts_.ended_ns = now;
+      stop_workload();
+      return;
+    }
+    if (now >= next) {
+      auto tick = sampler_->tick(now, samples_fd_);
+      if (tick) ++samples_, progress.update(now, *tick);
+      else facts_.errors.push_back(tick.error().message());
+      next += o_.interval_ns;
+      if (next <= now) next = now + o_.interval_ns;  // we fell behind: skip, don't burst
+    }
+    sleep_until(std::min(next, cap_at));
+  }
+}
+
+void Experiment::remove_cgroups() {
+  for (auto* cg : {&cg_, &neighbour_cg_}) {
+    if (!*cg) continue;
+    (void)(*cg)->kill_all();
+    if (auto empty = (*cg)->wait_empty(std::chrono::seconds(10)); !empty)
+      facts_.errors.push_back(empty.error().message());
+    if (auto removed = (*cg)->remove(); !removed)
+      facts_.errors.push_back(removed.error().message());
+    cg->reset();
+  }
+}
+
+void Experiment::finish() {
+  if (neighbour_ > 0) ::kill(neighbour_, SIGKILL), ::waitpid(neighbour_, nullptr, 0);
+  if (auto tick = sampler_->tick(now_ns(), samples_fd_); tick) ++samples_;
+  std::string rel = cg_->path().starts_with(s_.cgroup2_mount)
+                        ? cg_->path().substr(s_.cgroup2_mount.size())
+                        : "/" + o_.name;
+  auto lines = kmsg_->collect(rel);
+  if (!lines.empty()) {
+    std::string text;
+    for (const auto& line : lines) text += line + "\n";
+    if (auto ok = dir_->write_text(kKernelLogFile, text); !ok)
+      facts_.errors.push_back(ok.error().message());
+  }
+}
+
+void Experiment::abandon() {
+  remove_cgroups();
+  if (dir_) {
+    for (const char* name : {kOpsFile, kWorkloadStderrFile, kSamplesFile})
+      ::unlink(dir_->file(name).c_str());
+    ::rmdir(dir_->path().c_str());  // only when nothing else is there
+  }
+}
+
+RunResult Experiment::run() {
+  RunResult result{.run_dir = dir_->path()};
+  if (auto started = start(); !started) facts_.errors.push_back(started.error().message());
+  if (facts_.started) loop();
+  if (!facts_.started) facts_.ended_ns = now_ns();
+  auto events = events_json(*cg_);
+  auto peak = cg_->read_counter(files::kMemoryPeak);
+  auto oom_kill = events.find("oom_kill");
+  if (oom_kill != events.end()) facts_.oom_kill_after = oom_kill->get<uint64_t>();
+  finish();
+  int ops_read_fd = ::open(dir_->file(kOpsFile).c_str(), O_RDONLY | O_CLOEXEC);
+  OpsTail ops(ops_read_fd);
+  ops.scan();
+  if (ops_read_fd >= 0) ::close(ops_read_fd);
+  remove_cgroups();
+  result.outcome = classify(facts_);
+  result.outcome_json = to_json(result.outcome);
+  result.outcome_json["events"] = events;
+  result.outcome_json["peak_bytes"] = peak ? nlohmann::json(*peak) : nlohmann::json(nullptr);
+  result.outcome_json["ops"] = ops.total_lines();
+  result.outcome_json["samples"] = samples_;
+  if (auto ok = dir_->write_json(kOutcomeFile, result.outcome_json); !ok)
+    result.outcome.errors.push_back(ok.error().message());
+  return result;
+}
+
+}  // namespace
+
+Result<RunResult> run_experiment(const DriverSetup& setup) {
+  SignalScope signals;
+  Experiment experiment(setup);
+  if (auto prepared = experiment.prepare(); !prepared) {
+    experiment.abandon();
+    return std::unexpected(prepared.error());
+  }
+  return experiment.run();
+}
+
+}  // namespace cgmem::lab

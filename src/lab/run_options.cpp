@@ -1,0 +1,62 @@
+#include "lab/run_options.h"
+
+#include <fmt/format.h>
+
+#include "cgroup/cgroup.h"
+
+namespace cgmem::lab {
+namespace {
+
+Result<void> check_limit(const char* file, const std::optional<Limit>& limit, bool force,
+                         uint64_t ram) {
+  if (!limit || limit->is_max() || force) return {};
+  if (limit->bytes() < kMinLimit)
+    return fail(fmt::format("{} {} is below 1MiB", file, format_bytes(limit->bytes())), {},
+                "a cgroup that small cannot start a process; pass --force to do it anyway");
+  if (ram != 0 && limit->bytes() > ram)
+    return fail(fmt::format("{} {} is above this machine's RAM ({})", file,
+                            format_bytes(limit->bytes()), format_bytes(ram)),
+                {}, "such a limit never acts; pass --force to do it anyway");
+  return {};
+}
+
+Result<void> check_cpu(const char* flag, const std::optional<unsigned>& cpu, unsigned cpus) {
+  if (cpu && *cpu >= cpus)
+    return fail(fmt::format("{} {}: this machine has CPUs 0 to {}", flag, *cpu, cpus - 1));
+  return {};
+}
+
+}  // namespace
+
+Result<void> validate(const RunOptions& o, const Machine& m) {
+  if (auto named = cgroup::Cgroup::check_name(o.name); !named)
+    return fail(fmt::format("--name: {}", named.error().message()));
+  if (auto ok = check_limit("memory.max", o.max, o.force, m.mem_total_bytes); !ok) return ok;
+  if (auto ok = check_limit("memory.high", o.high, o.force, m.mem_total_bytes); !ok) return ok;
+  if (auto ok = check_cpu("--cpu", o.cpu, m.cpus); !ok) return ok;
+  if (auto ok = check_cpu("--sampler-cpu", o.sampler_cpu, m.cpus); !ok) return ok;
+  if (o.interval_ns < 10'000'000)
+    return fail("--interval is below 10ms", {}, "the sampler would cost more than it shows");
+  if (o.cap_ns < o.interval_ns) return fail("--cap is shorter than one --interval");
+  if (o.neighbour_ns && *o.neighbour_ns < 1'000'000) return fail("--neighbour is below 1ms");
+  if (o.workload_args.empty())
+    return fail("no workload options after '--'", {}, "e.g. cgmem run --name over --max 32M -- --target 40M");
+  return {};
+}
+
+unsigned default_sampler_cpu(unsigned workload_cpu, unsigned cpus) {
+  return cpus > 1 ? (workload_cpu + 1) % cpus : workload_cpu;
+}
+
+nlohmann::json spec_json(const RunOptions& o, unsigned cpu, unsigned sampler_cpu) {
+  return {{"cpu", cpu},
+          {"sampler_cpu", sampler_cpu},
+          {"interval_ms", static_cast<double>(o.interval_ns) / 1e6},
+          {"cap_s", static_cast<double>(o.cap_ns) / 1e9},
+          {"neighbour_interval_ms", o.neighbour_ns
+                                        ? nlohmann::json(static_cast<double>(*o.neighbour_ns) / 1e6)
+                                        : nlohmann::json(nullptr)},
+          {"workload_args", o.workload_args}};
+}
+
+}  // namespace cgmem::lab

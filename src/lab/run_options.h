@@ -1,0 +1,51 @@
+// What `cgmem run` was asked to do, and the checks made before anything is
+// created: the safety limits (memory.max between 1 MiB and RAM unless
+// --force), CPUs that exist, a usable name.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/size.h"
+
+namespace cgmem::lab {
+
+inline constexpr uint64_t kMinLimit = 1 << 20;  // below 1 MiB a cgroup cannot start a process
+
+struct RunOptions {
+  std::string name;
+  std::optional<std::string> out;     // --out: the run directory
+  std::optional<std::string> parent;  // --parent: where PARENT/NAME is created
+  std::optional<Limit> max, high, low, min, swap_max;
+  std::optional<uint64_t> io_rbps, io_wbps;  // bytes per second on the run directory's disk
+  std::optional<unsigned> cpu;               // --cpu: the workload's CPU
+  std::optional<unsigned> sampler_cpu;       // --sampler-cpu
+  uint64_t interval_ns = 100'000'000;        // --interval
+  uint64_t cap_ns = 60'000'000'000;          // --cap
+  std::optional<uint64_t> neighbour_ns;      // --neighbour INTERVAL
+  bool quiet = false;
+  bool force = false;
+  std::vector<std::string> workload_args;    // after `--`
+};
+
+// What validation needs to know about the machine.
+struct Machine {
+  unsigned cpus = 1;
+  uint64_t mem_total_bytes = 0;
+};
+
+Result<void> validate(const RunOptions& options, const Machine& machine);
+
+// Where the sampler runs when --sampler-cpu is not given: a CPU other than
+// the workload's when there is one, else the workload's own (and the driver
+// says so in meta.json).
+unsigned default_sampler_cpu(unsigned workload_cpu, unsigned cpus);
+
+// The `spec` object of meta.json.
+nlohmann::json spec_json(const RunOptions& options, unsigned cpu, unsigned sampler_cpu);
+
+}  // namespace cgmem::lab

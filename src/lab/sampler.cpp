@@ -1,0 +1,223 @@
+#include "lab/sampler.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <fmt/format.h>
+
+#include "cgroup/files.h"
+#include "cgroup/flat_keyed.h"
+#include "cgroup/nested_keyed.h"
+#include "cgroup/pressure.h"
+#include "cgroup/text.h"
+#include "lab/write_all.h"
+#include "proc/stat.h"
+#include "proc/wchan.h"
+
+namespace cgmem::lab {
+namespace {
+
+namespace files = cgroup::files;
+
+// Opens /proc/PID/NAME into a stack buffer path: no heap allocation.
+int open_proc_file(const std::string& proc_root, pid_t pid, const char* name) {
+  char path[256];
+  auto written = fmt::format_to_n(path, sizeof path - 1, "{}/{}/{}", proc_root, pid, name);
+  *written.out = '\0';
+  return ::open(path, O_RDONLY | O_CLOEXEC);
+}
+
+std::optional<std::string_view> pread_fd(int fd, std::span<char> buffer) {
+  if (fd < 0) return std::nullopt;
+  ssize_t n = ::pread(fd, buffer.data(), buffer.size(), 0);
+  if (n < 0) return std::nullopt;
+  return std::string_view(buffer.data(), static_cast<size_t>(n));
+}
+
+void emit_pressure_line(JsonLine& line, std::string_view kind, const cgroup::PressureLine& p) {
+  line.key(kind).open();
+  line.key("avg10").f64(p.avg10).key("avg60").f64(p.avg60).key("avg300").f64(p.avg300);
+  line.field("total", p.total_usec).close();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Sampler>> Sampler::open(const std::string& dir,
+                                               const std::string& proc_root) {
+  std::unique_ptr<Sampler> s(new Sampler());
+  s->dir_ = dir;
+  s->proc_root_ = proc_root;
+  struct Spec {
+    const char* name;
+    const char* json_key;
+    Kind kind;
+  };
+  static constexpr Spec kSpecs[] = {
+      {files::kMemoryCurrent, "memory_current", Kind::counter},
+      {files::kMemoryPeak, "memory_peak", Kind::counter},
+      {files::kMemoryEvents, "memory_events", Kind::flat},
+      {files::kMemoryEventsLocal, "memory_events_local", Kind::flat},
+      {files::kMemoryPressure, "memory_pressure", Kind::pressure},
+      {files::kIoPressure, "io_pressure", Kind::pressure},
+      {files::kMemoryStat, "memory_stat", Kind::flat},
+      {files::kCpuStat, "cpu_stat", Kind::flat},
+      {files::kIoStat, "io_stat", Kind::nested},
+  };
+  s->files_.reserve(std::size(kSpecs));
+  for (const auto& spec : kSpecs) {
+    auto& file = s->files_.emplace_back(File{spec.name, spec.json_key, spec.kind, std::nullopt});
+    auto reader = cgroup::FileReader::open(dir + "/" + spec.name);
+    if (reader) file.reader.emplace(std::move(*reader));
+  }
+  if (!s->files_[0].reader)
+    return fail("cannot sample the cgroup: memory.current is missing", dir,
+                "is the memory controller enabled in the parent's cgroup.subtree_control?");
+  auto procs = cgroup::FileReader::open(dir + "/" + files::kCgroupProcs);
+  if (!procs) return std::unexpected(procs.error());
+  s->procs_reader_.emplace(std::move(*procs));
+  return s;
+}
+
+Sampler::~Sampler() {
+  for (unsigned i = 0; i < nprocs_; ++i) close_proc(procs_[i]);
+}
+
+void Sampler::emit_file(File& file, TickSummary& summary) {
+  auto text = file.reader->read_raw(read_buffer_);
+  if (!text) return;
+  switch (file.kind) {
+    case Kind::counter: {
+      auto value = cgroup::to_u64(cgroup::trim_end(*text));
+      if (!value) return;
+      line_.field(file.json_key, *value);
+      if (file.name == files::kMemoryCurrent) summary.current = *value, summary.read_current = true;
+      return;
+    }
+    case Kind::flat: {
+      bool events = file.name == files::kMemoryEvents;
+      line_.key(file.json_key).open();
+      cgroup::for_each_flat(*text, [&](std::string_view key, uint64_t value) {
+        line_.field(key, value);
+        if (!events) return;
+        if (key == "high") summary.high = value;
+        if (key == "max") summary.max = value;
+        if (key == "oom") summary.oom = value;
+        if (key == "oom_kill") summary.oom_kill = value;
+      });
+      line_.close();
+      return;
+    }
+    case Kind::pressure: {
+      line_.key(file.json_key).open();
+      std::string_view rest = *text;
+      while (!rest.empty()) {
+        std::string_view fields = cgroup::trim_end(cgroup::next_line(rest));
+        std::string_view kind = cgroup::next_token(fields);
+        auto parsed = cgroup::parse_pressure_fields(fields);
+        if (parsed && (kind == "some" || kind == "full")) emit_pressure_line(line_, kind, *parsed);
+      }
+      line_.close();
+      return;
+    }
+    case Kind::nested: {
+      // One object per device: {"254:0":{"rbytes":...}}. Lines are whole
+      // devices, so a new device starts a new object.
+      line_.key(file.json_key).open();
+      char current[24] = {};
+      bool open_device = false;
+      cgroup::for_each_nested(*text, [&](cgroup::DeviceId device, std::string_view key,
+                                         std::string_view value) {
+        char name[24];
+        auto end = fmt::format_to_n(name, sizeof name - 1, "{}:{}", device.major, device.minor);
+        *end.out = '\0';
+        if (!open_device || std::string_view(name) != current) {
+          if (open_device) line_.close();
+          line_.key(name).open();
+          std::copy(name, name + sizeof name, current);
+          open_device = true;
+        }
+        if (auto number = cgroup::to_u64(value)) line_.field(key, *number);
+      });
+      if (open_device) line_.close();
+      line_.close();
+      return;
+    }
+  }
+}
+
+void Sampler::close_proc(Proc& proc) {
+  if (proc.stat_fd >= 0) ::close(proc.stat_fd);
+  if (proc.wchan_fd >= 0) ::close(proc.wchan_fd);
+  proc = Proc{};
+}
+
+// Keeps the table in step with cgroup.procs: opens the files of a pid seen
+// for the first time, closes those of a pid that left.
+void Sampler::update_procs(std::string_view pid_list) {
+  for (unsigned i = 0; i < nprocs_; ++i) procs_[i].seen = false;
+  while (!pid_list.empty()) {
+    auto pid = cgroup::to_u64(cgroup::trim_end(cgroup::next_line(pid_list)));
+    if (!pid) continue;
+    unsigned i = 0;
+    while (i < nprocs_ && procs_[i].pid != static_cast<pid_t>(*pid)) ++i;
+    if (i == nprocs_) {
+      if (nprocs_ == kMaxProcs) continue;
+      Proc& fresh = procs_[nprocs_++];
+      fresh.pid = static_cast<pid_t>(*pid);
+      fresh.stat_fd = open_proc_file(proc_root_, fresh.pid, "stat");
+      fresh.wchan_fd = open_proc_file(proc_root_, fresh.pid, "wchan");
+    }
+    procs_[i].seen = true;
+  }
+  for (unsigned i = 0; i < nprocs_;) {
+    if (procs_[i].seen) {
+      ++i;
+      continue;
+    }
+    close_proc(procs_[i]);
+    procs_[i] = procs_[--nprocs_];
+    procs_[nprocs_] = Proc{};
+  }
+}
+
+void Sampler::emit_proc(const Proc& proc) {
+  auto stat_text = pread_fd(proc.stat_fd, read_buffer_);
+  line_.element().open().field_i("pid", proc.pid);
+  if (stat_text) {
+    // Allocates only when the text is malformed (then the fields are left out).
+    if (auto stat = proc::parse_proc_stat(*stat_text)) {
+      line_.field_str("state", std::string_view(&stat->state, 1))
+          .field("utime_ticks", stat->utime_ticks)
+          .field("stime_ticks", stat->stime_ticks)
+          .field_i("cpu", stat->processor);
+    }
+  }
+  // wchan: "mem_cgroup_handle_over_high" while asleep there, "" when running.
+  if (auto wchan = pread_fd(proc.wchan_fd, read_buffer_))
+    line_.field_str("wchan", proc::parse_wchan(*wchan));
+  line_.close();
+}
+
+void Sampler::emit_procs() {
+  line_.key("procs").open_array();
+  for (unsigned i = 0; i < nprocs_; ++i) emit_proc(procs_[i]);
+  line_.close_array();
+}
+
+Result<TickSummary> Sampler::tick(uint64_t t_ns, int out_fd) {
+  TickSummary summary;
+  line_.clear();
+  line_.open().field("t_ns", t_ns);
+  for (auto& file : files_)
+    if (file.reader) emit_file(file, summary);
+  if (auto pids = procs_reader_->read_raw(read_buffer_)) update_procs(*pids);
+  summary.procs = nprocs_;
+  emit_procs();
+  line_.close().newline();
+  if (!line_.ok()) return fail("a sample line did not fit its 64 KiB buffer", dir_);
+  if (auto written = write_all(out_fd, line_.view()); !written) return std::unexpected(written.error());
+  return summary;
+}
+
+}  // namespace cgmem::lab

@@ -1,0 +1,101 @@
+#!/bin/busybox sh
+# PID 1 of the cgmem VM guest (busybox ash). cgmem embeds this file in the
+# initramfs it builds; see docs/vm.md. Lines starting "cgmem-vm:" go to the
+# console (ttyS0), which the host saves as DIR.console.log and watches for
+# "cgmem-vm: running" (boot time) and "cgmem-vm: error:" (guest failures).
+#
+# The run disk (/dev/vda, ext4, made by the host with mkfs.ext4 -d):
+#   /cgmem-vm/config       shell variables: SWAP_BYTES, CAP_BYTES
+#   /cgmem-vm/command.sh   what to run, already shell-quoted by the host
+#   /in/                   --file and --script inputs (on PATH)
+#   /out/                  the working directory; comes back as --out DIR
+# and what this script writes back to /cgmem-vm/: stdout, exit_code, guest.env.
+
+/bin/busybox mkdir -p /proc /sys /dev /tmp /run /vm /boot
+/bin/busybox --install -s /bin
+export PATH=/bin:/vm/in
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+
+say() { echo "cgmem-vm: $*"; }
+die() {
+  say "error: $*"
+  reboot -f
+  sleep 10
+}
+
+# Modules in dependency order (the host wrote the order).
+if [ -f /lib/modules/order ]; then
+  while read -r m; do
+    insmod "/lib/modules/$m.ko" || say "insmod $m failed"
+  done < /lib/modules/order
+fi
+
+# devtmpfs makes /dev/vda once the virtio disk is probed.
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if [ ! -b /dev/vda ]; then
+  die "no /dev/vda: this kernel has no virtio_blk (build it in: CONFIG_VIRTIO_BLK=y, CONFIG_VIRTIO_PCI=y)"
+fi
+mount -t ext4 /dev/vda /vm || die "cannot mount /dev/vda (ext4) on /vm: does the kernel have CONFIG_EXT4_FS=y?"
+. /vm/cgmem-vm/config
+
+# cgroup v2 with the controllers cgmem uses, enabled down to /sys/fs/cgroup/cgmem,
+# whose memory.max keeps runs below the VM's RAM.
+mount -t cgroup2 none /sys/fs/cgroup || die "cannot mount cgroup2 on /sys/fs/cgroup"
+for c in memory io cpu cpuset; do
+  echo "+$c" > /sys/fs/cgroup/cgroup.subtree_control || say "cannot enable the $c controller"
+done
+mkdir -p /sys/fs/cgroup/cgmem
+echo "$CAP_BYTES" > /sys/fs/cgroup/cgmem/memory.max || die "cannot write memory.max of /sys/fs/cgroup/cgmem"
+for c in memory io cpu cpuset; do
+  echo "+$c" > /sys/fs/cgroup/cgmem/cgroup.subtree_control 2>/dev/null
+done
+export CGMEM_CGROUP_PARENT=/sys/fs/cgroup/cgmem
+
+# Swap only when asked: zram if the kernel has it, else a swap file on the run disk.
+if [ "$SWAP_BYTES" -gt 0 ]; then
+  if [ -e /sys/block/zram0 ] || [ -e /sys/class/zram-control ]; then
+    echo "$SWAP_BYTES" > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
+      die "cannot set up zram swap of $SWAP_BYTES bytes"
+  else
+    dd if=/dev/zero of=/vm/swapfile bs=1M count=$((SWAP_BYTES / 1048576)) 2>/dev/null &&
+      chmod 600 /vm/swapfile && mkswap /vm/swapfile >/dev/null && swapon /vm/swapfile ||
+      die "cannot set up a swap file of $SWAP_BYTES bytes"
+  fi
+fi
+
+# cgmem host reads the kernel's HZ from /boot/config-RELEASE when it is there.
+release=$(uname -r)
+[ -f /boot/config ] && mv /boot/config "/boot/config-$release"
+
+{
+  echo "kernel_release=$release"
+  echo "thp_enabled=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+  echo "thp_defrag=$(cat /sys/kernel/mm/transparent_hugepage/defrag 2>/dev/null)"
+  echo "cpus=$(grep -c ^processor /proc/cpuinfo)"
+  echo "mem_total_kib=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
+  echo "swap_total_kib=$(awk '/^SwapTotal:/ {print $2}' /proc/meminfo)"
+  echo "cgroup_parent=$CGMEM_CGROUP_PARENT"
+  echo "cgroup_parent_memory_max=$(cat /sys/fs/cgroup/cgmem/memory.max)"
+  echo "psi=$([ -r /proc/pressure/memory ] && echo on || echo off)"
+  echo "uptime_at_run=$(cut -d' ' -f1 /proc/uptime)"
+} > /vm/cgmem-vm/guest.env
+
+# The inner command: stdout to the disk (exact bytes), stderr live to ttyS1.
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+err=/dev/ttyS1
+[ -c /dev/ttyS1 ] || err=/vm/cgmem-vm/stderr
+mkdir -p /vm/out
+cd /vm/out
+say "running"
+sh /vm/cgmem-vm/command.sh < /dev/null > /vm/cgmem-vm/stdout 2> "$err"
+echo $? > /vm/cgmem-vm/exit_code
+cd /
+say "exit code $(cat /vm/cgmem-vm/exit_code)"
+sync
+umount /vm || say "umount /vm failed; the disk may need fsck"
+say "done"
+reboot -f

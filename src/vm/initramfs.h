@@ -1,0 +1,40 @@
+// The guest's initramfs: busybox, the static cgmem, the kernel modules the
+// guest needs (decompressed, with a load order), the kernel config (so
+// `cgmem host` can read HZ) and /init (guest_init.sh, embedded in cgmem).
+// Built in memory as a reproducible newc cpio, then compressed with gzip -n.
+//
+//   /init  /bin/busybox  /bin/sh -> busybox  /bin/cgmem
+//   /lib/modules/NAME.ko ...  /lib/modules/order (one name a line)
+//   /boot/config (renamed to /boot/config-RELEASE by /init)
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "vm/modules.h"
+
+namespace cgmem::vm {
+
+// The text of guest_init.sh, compiled into cgmem.
+std::string_view guest_init_script();
+
+struct GuestFiles {
+  std::string busybox;  // bytes of a static busybox
+  std::string cgmem;    // bytes of a static cgmem
+  std::vector<Module> modules;
+  std::string config;   // the kernel's .config, or empty
+};
+
+// The uncompressed cpio archive; the same inputs give the same bytes.
+std::string initramfs_archive(const GuestFiles& files);
+
+// Reads busybox and cgmem from disk into a GuestFiles (both must be static).
+Result<GuestFiles> read_guest_files(const std::string& busybox, const std::string& cgmem,
+                                    const std::string& config);
+
+// Writes the archive gzip-compressed (gzip -n: no name, no time) to `path`.
+Result<void> write_initramfs(const std::string& archive, const std::string& path);
+
+}  // namespace cgmem::vm

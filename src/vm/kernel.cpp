@@ -1,0 +1,152 @@
+#include "vm/kernel.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "vm/bzimage.h"
+#include "vm/process.h"
+
+namespace fs = std::filesystem;
+
+namespace cgmem::vm {
+
+namespace {
+
+// The last non-empty line of a program's output, for error messages.
+std::string last_line(const std::string& output) {
+  std::istringstream in(output);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty() && !line.starts_with("W: ")) last = line;
+  return last;
+}
+
+// An extracted package tree at `dir`, as a Kernel.
+Result<Kernel> load_tree(const std::string& dir, const std::string& release) {
+  Kernel kernel;
+  kernel.image = dir + "/boot/vmlinuz-" + release;
+  auto header = read_bzimage_release(kernel.image);
+  if (!header) return std::unexpected(header.error());
+  kernel.release = *header;
+  if (fs::is_directory(dir + "/lib/modules/" + release)) kernel.modules_dir = dir + "/lib/modules/" + release;
+  if (fs::exists(dir + "/boot/config-" + release)) kernel.config = dir + "/boot/config-" + release;
+  return kernel;
+}
+
+// apt-get download + dpkg-deb -x into cache/kernels/RELEASE. Safe when two
+// cgmem processes fetch at once: each extracts privately, the first rename wins.
+Result<void> fetch(const std::string& kernels, const std::string& release) {
+  std::error_code ec;
+  fs::create_directories(kernels, ec);
+  if (ec) return fail("create the kernel cache " + kernels + ": " + ec.message());
+  std::string tmp = kernels + "/.fetch-XXXXXX";
+  if (!mkdtemp(tmp.data())) return sys_error("create a temporary directory", tmp);
+  auto cleanup = [&] { fs::remove_all(tmp, ec); };
+  std::vector<std::string> download = {"apt-get", "download", kernel_package(release)};
+  auto got = run_program(download, tmp);
+  if (!got || got->exit_code != 0) {
+    cleanup();
+    if (!got) return std::unexpected(got.error());
+    return fail(fmt::format("'{}' failed: {}", command_line(download), last_line(got->output)));
+  }
+  std::string deb;
+  for (const auto& entry : fs::directory_iterator(tmp, ec))
+    if (entry.path().extension() == ".deb") deb = entry.path();
+  auto unpacked = run_program({"dpkg-deb", "-x", deb, tmp + "/root"});
+  if (!unpacked || unpacked->exit_code != 0) {
+    cleanup();
+    if (!unpacked) return std::unexpected(unpacked.error());
+    return fail(fmt::format("'dpkg-deb -x {}' failed: {}", deb, last_line(unpacked->output)));
+  }
+  fs::rename(tmp + "/root", kernels + "/" + release, ec);  // fails harmlessly if another won
+  cleanup();
+  if (!fs::exists(kernels + "/" + release + "/boot/vmlinuz-" + release))
+    return fail("the package " + kernel_package(release) + " holds no /boot/vmlinuz-" + release);
+  return {};
+}
+
+Result<Kernel> cached_or_fetched(const std::string& kernels, const std::string& release,
+                                 const Progress& progress) {
+  std::string dir = kernels + "/" + release;
+  if (!fs::exists(dir + "/boot/vmlinuz-" + release)) {
+    progress("fetching kernel " + kernel_package(release) + " into " + kernels);
+    if (auto got = fetch(kernels, release); !got) return std::unexpected(got.error());
+  }
+  return load_tree(dir, release);
+}
+
+}  // namespace
+
+std::string kernel_package(const std::string& release) { return "linux-image-" + release; }
+
+Result<std::string> cache_dir() {
+  const char* xdg = getenv("XDG_CACHE_HOME");
+  if (xdg && xdg[0] == '/') return std::string(xdg) + "/cgmem";
+  const char* home = getenv("HOME");
+  if (home && home[0] == '/') return std::string(home) + "/.cache/cgmem";
+  return fail("find a cache directory for the kernel", {}, "set HOME or XDG_CACHE_HOME");
+}
+
+std::optional<std::string> newest_cloud_release(const std::string& search_output) {
+  // "linux-image-6.12.117+deb12-cloud-amd64 - Linux 6.12 for x86-64 cloud (signed)"
+  const std::string prefix = "linux-image-6.12.";
+  std::optional<std::string> best;
+  long best_patch = -1;
+  std::istringstream in(search_output);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string name = line.substr(0, line.find(' '));
+    if (!name.starts_with(prefix) || !name.ends_with("-cloud-amd64")) continue;
+    const char* first = name.data() + prefix.size();
+    const char* last = name.data() + name.size();
+    long patch = 0;
+    auto [end, ec] = std::from_chars(first, last, patch);
+    if (ec != std::errc() || end == first || *end != '+') continue;
+    if (patch > best_patch) best_patch = patch, best = name.substr(std::string("linux-image-").size());
+  }
+  return best;
+}
+
+Result<Kernel> debian_kernel(const std::string& cache, const Progress& progress) {
+  std::string kernels = cache + "/kernels";
+  if (!fs::exists(kernels + "/" + kPinnedKernel) && !on_path("apt-get"))
+    return fail("cannot fetch the kernel package " + kernel_package(kPinnedKernel) + ": apt-get not found", {},
+                "run cgmem vm on Debian or Ubuntu, or pass --kernel PATH to a bzImage");
+  auto pinned = cached_or_fetched(kernels, kPinnedKernel, progress);
+  if (pinned) return pinned;
+  std::vector<std::string> search = {"apt-cache", "search", "--names-only",
+                                     "^linux-image-6\\.12\\.[0-9]+\\+deb[0-9]+-cloud-amd64$"};
+  auto listed = run_program(search);
+  auto newest = listed && listed->exit_code == 0 ? newest_cloud_release(listed->output) : std::nullopt;
+  if (!newest || *newest == kPinnedKernel) {
+    return fail(pinned.error().message(), {},
+                "run 'apt-get update' so apt knows the 6.12 cloud images, or pass --kernel PATH");
+  }
+  progress("the pinned kernel " + kernel_package(kPinnedKernel) + " is not available (" +
+           pinned.error().message() + "); using the newest 6.12 cloud image, " + kernel_package(*newest));
+  auto fallback = cached_or_fetched(kernels, *newest, progress);
+  if (fallback) {
+    fallback->note = "pinned kernel " + std::string(kPinnedKernel) + " unavailable; used " + *newest;
+  }
+  return fallback;
+}
+
+Result<Kernel> own_kernel(const std::string& path) {
+  Kernel kernel;
+  std::error_code ec;
+  kernel.image = fs::absolute(path, ec);
+  auto release = read_bzimage_release(kernel.image);
+  if (!release) return std::unexpected(release.error());
+  kernel.release = *release;
+  // In a build tree, arch/x86/boot/bzImage sits three levels below .config.
+  fs::path tree = fs::path(kernel.image).parent_path().parent_path().parent_path().parent_path();
+  if (fs::exists(tree / ".config")) kernel.config = tree / ".config";
+  return kernel;
+}
+
+}  // namespace cgmem::vm

@@ -1,0 +1,22 @@
+// Finding the static cgmem the guest runs. In this order:
+//   1. --cgmem PATH, when given (it must be static);
+//   2. this cgmem, when it is statically linked;
+//   3. build/static/src/cli/cgmem next to this binary's build tree (the
+//      build dir holding CMakeCache.txt above it, e.g. build/release), or
+//      static/src/cli/cgmem inside that build dir (build -> build/static).
+// Otherwise an error that names what was looked at and the command that
+// builds the static binary.
+#pragma once
+
+#include <string>
+
+#include "common/error.h"
+
+namespace cgmem::vm {
+
+Result<std::string> find_static_cgmem(const std::string& explicit_path, const std::string& self);
+
+// A static busybox: /bin/busybox or busybox on PATH.
+Result<std::string> find_static_busybox();
+
+}  // namespace cgmem::vm

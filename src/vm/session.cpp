@@ -1,0 +1,263 @@
+#include "vm/session.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "vm/disk.h"
+#include "vm/initramfs.h"
+#include "vm/locate.h"
+#include "vm/modules.h"
+#include "vm/process.h"
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace cgmem::vm {
+
+namespace {
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// ./cgmem-vm-YYYYMMDD-HHMMSS, with -2, -3 ... if taken.
+std::string default_out_dir() {
+  char stamp[32];
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+  std::string base = (fs::current_path() / ("cgmem-vm-" + std::string(stamp))).string();
+  std::string dir = base;
+  for (int n = 2; fs::exists(dir) || fs::exists(dir + ".console.log"); ++n) dir = base + "-" + std::to_string(n);
+  return dir;
+}
+
+// The out dir must not hold anything yet: results never mix with old ones.
+Result<std::string> prepare_out_dir(const std::string& requested) {
+  std::error_code ec;
+  std::string dir = requested.empty() ? default_out_dir() : fs::absolute(requested, ec).lexically_normal().string();
+  if (dir.ends_with('/')) dir.pop_back();
+  if (fs::exists(dir) && !fs::is_empty(dir, ec))
+    return fail("the output directory is not empty", dir, "pick a new --out DIR");
+  fs::create_directories(fs::path(dir).parent_path(), ec);
+  if (ec) return fail("create " + fs::path(dir).parent_path().string() + ": " + ec.message());
+  fs::remove(dir, ec);  // an empty one is replaced by the results
+  return dir;
+}
+
+struct Inputs {
+  std::string cgmem, busybox;
+  Kernel kernel;
+  std::vector<Module> modules;
+};
+
+Result<std::vector<Module>> guest_modules(const Kernel& kernel, const VmOptions& options,
+                                          const Progress& progress) {
+  if (kernel.modules_dir.empty()) {
+    bool builtin = read_text(kernel.config).find("\nCONFIG_VIRTIO_BLK=y") != std::string::npos;
+    if (!kernel.config.empty() && !builtin) {
+      return fail("the kernel " + kernel.image + " has no modules with it and its .config (" + kernel.config +
+                  ") lacks CONFIG_VIRTIO_BLK=y", {}, "build virtio_blk in (CONFIG_VIRTIO_BLK=y) and rebuild");
+    }
+    progress(builtin ? "kernel without modules; its .config has virtio_blk built in"
+                     : "kernel without modules or .config: virtio_blk must be built in (checked at boot)");
+    return std::vector<Module>{};
+  }
+  auto index = index_modules(kernel.modules_dir);
+  if (!index) return std::unexpected(index.error());
+  std::vector<std::string> wanted = {"virtio_blk"};
+  if (options.swap_bytes > 0 && index->contains("zram")) wanted.push_back("zram");
+  return resolve_modules(*index, wanted);
+}
+
+Result<Inputs> gather_inputs(const VmOptions& options, const std::string& self, const Progress& progress) {
+  Inputs in;
+  if (!on_path(kQemu))
+    return fail(std::string(kQemu) + " not found", {}, "install it: apt-get install qemu-system-x86");
+  auto cgmem = find_static_cgmem(options.cgmem, self);
+  if (!cgmem) return std::unexpected(cgmem.error());
+  in.cgmem = *cgmem;
+  auto busybox = find_static_busybox();
+  if (!busybox) return std::unexpected(busybox.error());
+  in.busybox = *busybox;
+  Result<Kernel> kernel = Kernel{};
+  if (options.kernel.empty()) {
+    auto cache = cache_dir();
+    if (!cache) return std::unexpected(cache.error());
+    kernel = debian_kernel(*cache, progress);
+  } else {
+    kernel = own_kernel(options.kernel);
+  }
+  if (!kernel) return std::unexpected(kernel.error());
+  in.kernel = *kernel;
+  auto modules = guest_modules(in.kernel, options, progress);
+  if (!modules) return std::unexpected(modules.error());
+  in.modules = std::move(*modules);
+  return in;
+}
+
+Result<void> build_images(const Inputs& in, const VmOptions& options, const std::string& work) {
+  auto files = read_guest_files(in.busybox, in.cgmem, in.kernel.config);
+  if (!files) return std::unexpected(files.error());
+  files->modules = in.modules;
+  if (auto ok = write_initramfs(initramfs_archive(*files), work + "/initramfs.gz"); !ok) return ok;
+  DiskSpec disk{.image = work + "/disk.img",
+                .staging = work + "/disk-root",
+                .size_bytes = options.disk_bytes,
+                .config = "SWAP_BYTES=" + std::to_string(options.swap_bytes) +
+                          "\nCAP_BYTES=" + std::to_string(parent_cap(options.mem_bytes)) + "\n",
+                .command = command_script(options),
+                .inputs = options.files};
+  if (!options.script.empty()) disk.inputs.push_back(options.script);
+  if (auto ok = make_disk(disk); !ok) return ok;
+  std::error_code ec;
+  fs::remove_all(disk.staging, ec);
+  return {};
+}
+
+// Runs QEMU until it exits, the timeout passes or `stop` is set; notes when
+// the guest reaches the inner command.
+Result<void> boot(const QemuSpec& spec, const VmOptions& options, const Progress& progress,
+                  const volatile std::sig_atomic_t* stop, VmRun& run) {
+  auto child = Child::start(qemu_argv(spec), /*stdout_to_stderr=*/true);
+  if (!child) return std::unexpected(child.error());
+  auto start = Clock::now();
+  while (true) {
+    if (auto code = child->wait_for(std::chrono::milliseconds(50))) {
+      if (*code != 0) run.guest_error = "QEMU exited with code " + std::to_string(*code);
+      break;
+    }
+    if (run.boot_seconds < 0 && read_text(spec.console_log).find("cgmem-vm: running") != std::string::npos) {
+      run.boot_seconds = seconds_since(start);
+      progress(fmt::format("running (guest booted in {:.1f} s)", run.boot_seconds));
+    }
+    bool late = Clock::now() - start > options.timeout;
+    if (late || (stop && *stop)) {
+      (late ? run.timed_out : run.interrupted) = true;
+      progress(fmt::format("{}: stopping QEMU (pid {})", late ? "timeout" : "interrupted", child->pid()));
+      child->stop(std::chrono::milliseconds(500));
+      break;
+    }
+  }
+  run.total_seconds = seconds_since(start);
+  return {};
+}
+
+void collect(const std::string& work, VmRun& run) {
+  // The inner command's working directory becomes out_dir.
+  if (auto copied = read_back(work + "/disk.img", "/out", run.out_dir); !copied)
+    run.guest_error = copied.error().message();
+  std::string result = work + "/result";
+  if (!read_back(work + "/disk.img", "/cgmem-vm", result)) return;
+  run.guest = parse_env(read_text(result + "/guest.env"));
+  run.stdout_bytes = read_text(result + "/stdout");
+  std::string code = read_text(result + "/exit_code");
+  if (!code.empty() && !run.timed_out && !run.interrupted) run.exit_code = std::atoi(code.c_str());
+}
+
+nlohmann::json record_json(const VmOptions& options, const VmRun& run) {
+  nlohmann::json guest = nlohmann::json::object();
+  for (const auto& [key, value] : run.guest) guest[key] = value;
+  return {
+      {"exit_code", run.exit_code}, {"timed_out", run.timed_out}, {"interrupted", run.interrupted},
+      {"guest_error", run.guest_error}, {"accel", accel_name(run.accel)},
+      {"kernel", {{"image", run.kernel.image}, {"release", run.kernel.release}, {"note", run.kernel.note}}},
+      {"boot_seconds", run.boot_seconds}, {"total_seconds", run.total_seconds},
+      {"mem_bytes", options.mem_bytes}, {"cpus", options.cpus}, {"disk_bytes", options.disk_bytes},
+      {"swap_bytes", options.swap_bytes}, {"cgroup_parent_memory_max", parent_cap(options.mem_bytes)},
+      {"out_dir", run.out_dir}, {"console_log", run.console_log}, {"guest", guest},
+  };
+}
+
+}  // namespace
+
+uint64_t parent_cap(uint64_t mem_bytes) { return mem_bytes / 4 * 3 / 4096 * 4096; }
+
+std::string command_script(const VmOptions& options) {
+  std::vector<std::string> argv;
+  if (options.script.empty()) {
+    argv = {"cgmem"};
+  } else {
+    argv = {"sh", "/vm/in/" + fs::path(options.script).filename().string()};
+  }
+  argv.insert(argv.end(), options.command.begin(), options.command.end());
+  return "exec " + command_line(argv) + "\n";
+}
+
+std::map<std::string, std::string> parse_env(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    size_t eq = line.find('=');
+    if (eq != std::string::npos && eq > 0) out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
+}
+
+std::string guest_error_from_console(const std::string& console) {
+  for (const char* marker : {"cgmem-vm: error: ", "Kernel panic - not syncing: "}) {
+    size_t at = console.find(marker);
+    if (at == std::string::npos) continue;
+    size_t end = console.find_first_of("\r\n", at);
+    return console.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  }
+  return {};
+}
+
+Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Progress& progress,
+                     const volatile std::sig_atomic_t* stop) {
+  auto inputs = gather_inputs(options, self, progress);
+  if (!inputs) return std::unexpected(inputs.error());
+  auto out_dir = prepare_out_dir(options.out_dir);
+  if (!out_dir) return std::unexpected(out_dir.error());
+  VmRun run{.out_dir = *out_dir, .console_log = *out_dir + ".console.log", .record = *out_dir + ".vm.json",
+            .kernel = inputs->kernel};
+  const char* tmp = getenv("TMPDIR");
+  std::string work = std::string(tmp && *tmp ? tmp : "/tmp") + "/cgmem-vm-XXXXXX";
+  if (!mkdtemp(work.data())) return sys_error("create a work directory", work);
+  auto cleanup = [&] {
+    std::error_code ec;
+    if (!options.keep) fs::remove_all(work, ec);
+  };
+  progress("building image (" + inputs->cgmem + ", kernel " + inputs->kernel.release + ")");
+  if (auto ok = build_images(*inputs, options, work); !ok) {
+    cleanup();
+    return std::unexpected(ok.error());
+  }
+  run.accel = options.accel ? *options.accel : probe_accel();
+  QemuSpec spec{.accel = run.accel, .kernel = inputs->kernel.image, .initrd = work + "/initramfs.gz",
+                .disk = work + "/disk.img", .console_log = run.console_log,
+                .mem_bytes = options.mem_bytes, .cpus = options.cpus};
+  if (stop && *stop) {
+    run.interrupted = true;
+  } else {
+    progress(std::string("booting (") + accel_name(run.accel) + ")");
+    if (auto ok = boot(spec, options, progress, stop, run); !ok) {
+      cleanup();
+      return std::unexpected(ok.error());
+    }
+    progress("collecting");
+    collect(work, run);
+  }
+  if (run.exit_code < 0 && run.guest_error.empty())
+    run.guest_error = guest_error_from_console(read_text(run.console_log));
+  std::ofstream(run.record) << record_json(options, run).dump(2) << "\n";
+  if (options.keep) run.work_dir = work;
+  cleanup();
+  return run;
+}
+
+}  // namespace cgmem::vm

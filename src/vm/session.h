@@ -1,0 +1,76 @@
+// One `cgmem vm` run, start to end: find the static cgmem, busybox and the
+// kernel; build the initramfs and the run disk; boot QEMU (KVM where it
+// works, else TCG); watch the console; stop QEMU on a timeout or a signal;
+// read the results back from the disk; remove the temporary files.
+//
+// Files on the host, for --out DIR:
+//   DIR/               what the inner command wrote in its working directory
+//   DIR.console.log    the guest console (kernel messages, /init's lines)
+//   DIR.vm.json        the record of the run: kernel, accel, boot time, guest facts
+#pragma once
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "vm/kernel.h"
+#include "vm/qemu.h"
+
+namespace cgmem::vm {
+
+struct VmOptions {
+  std::vector<std::string> command;  // the inner cgmem's arguments ("version", "--json")
+  std::string script;                // --script FILE: run `sh FILE command...` instead
+  std::vector<std::string> files;    // --file: copied into /vm/in, on PATH in the guest
+  std::string out_dir;               // --out; empty: ./cgmem-vm-YYYYMMDD-HHMMSS
+  uint64_t mem_bytes = 512ull << 20;
+  unsigned cpus = 2;
+  uint64_t disk_bytes = 1ull << 30;
+  uint64_t swap_bytes = 0;
+  std::chrono::seconds timeout{600};
+  bool keep = false;                 // keep the work directory (images)
+  std::string kernel;                // --kernel bzImage; empty: the pinned Debian kernel
+  std::string cgmem;                 // --cgmem static binary; empty: found (see locate.h)
+  std::optional<Accel> accel;        // forced; empty: probe
+};
+
+struct VmRun {
+  int exit_code = -1;          // the inner command's, or -1 when it did not finish
+  bool timed_out = false;
+  bool interrupted = false;
+  std::string guest_error;     // why the guest stopped early, from its console
+  std::string stdout_bytes;    // the inner command's stdout
+  std::string out_dir, console_log, record;
+  std::string work_dir;        // kept images, when --keep
+  Accel accel = Accel::tcg;
+  Kernel kernel;
+  double boot_seconds = -1;    // QEMU start to "cgmem-vm: running" (-1: never)
+  double total_seconds = 0;    // QEMU start to QEMU exit
+  std::map<std::string, std::string> guest;  // guest.env: kernel_release, thp_enabled, ...
+};
+
+// The memory.max of /sys/fs/cgroup/cgmem in a guest with `mem_bytes` of RAM:
+// three quarters of it, rounded down to a page.
+uint64_t parent_cap(uint64_t mem_bytes);
+
+// The text of /cgmem-vm/command.sh for these options.
+std::string command_script(const VmOptions& options);
+
+// "key=value" lines -> map; lines without '=' are skipped.
+std::map<std::string, std::string> parse_env(const std::string& text);
+
+// The first "cgmem-vm: error: ..." line of a console log, else a kernel
+// panic line, else empty.
+std::string guest_error_from_console(const std::string& console);
+
+// `stop` is polled while QEMU runs (a SIGINT handler sets it). `self` is the
+// running cgmem (/proc/self/exe).
+Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Progress& progress,
+                     const volatile std::sig_atomic_t* stop);
+
+}  // namespace cgmem::vm

@@ -1,0 +1,113 @@
+#include <gtest/gtest.h>
+
+#include "cli/workload_flags.h"
+#include "lab/run_options.h"
+#include "lab/workload_options.h"
+
+namespace cgmem::lab {
+namespace {
+
+constexpr uint64_t kMiB = 1 << 20;
+
+WorkloadOptions anon(uint64_t target) { return WorkloadOptions{.target_bytes = target}; }
+
+TEST(WorkloadOptions, AcceptsTheStudyVariants) {
+  EXPECT_TRUE(validate(anon(40 * kMiB), 4096));
+  auto file = anon(40 * kMiB);
+  file.file = "data", file.file_size = 64 * kMiB;
+  EXPECT_TRUE(validate(file, 4096));
+  auto procs = anon(40 * kMiB);
+  procs.procs = 4;
+  EXPECT_TRUE(validate(procs, 4096));
+}
+
+TEST(WorkloadOptions, RejectsBadCombinationsByName) {
+  auto o = anon(100 * 1024);
+  EXPECT_EQ(validate(o, 4096).error().message(), "--target 100KiB is smaller than one chunk (256KiB)");
+  o = anon(40 * kMiB), o.chunk_bytes = 5000;
+  EXPECT_EQ(validate(o, 4096).error().message(), "--chunk 5000 is not a whole number of 4096-byte pages");
+  o = anon(1 * kMiB), o.procs = 8;
+  EXPECT_EQ(validate(o, 4096).error().message(),
+            "--target 1MiB split over 8 processes is less than one chunk each");
+  o = anon(40 * kMiB), o.procs = 65;
+  EXPECT_EQ(validate(o, 4096).error().message(), "--procs 65 is out of range 1 to 64");
+  o = anon(40 * kMiB), o.file = "data", o.file_size = 32 * kMiB;
+  EXPECT_EQ(validate(o, 4096).error().message(),
+            "--file-size 32MiB is smaller than --target 40MiB (the workload reads the file up to "
+            "the target; give a larger --file-size)");
+  o.file_size = 64 * kMiB, o.populate = true;
+  EXPECT_EQ(validate(o, 4096).error().message(), "--populate applies to anonymous memory, not to --file");
+  o = anon(40 * kMiB), o.file_size = kMiB;
+  EXPECT_EQ(validate(o, 4096).error().message(), "--file-size needs --file");
+}
+
+TEST(WorkloadOptions, MetaJson) {
+  auto o = anon(40 * kMiB);
+  o.set_own_high = 28 * kMiB;
+  auto j = to_json(o);
+  EXPECT_EQ(j["target_bytes"], 40 * kMiB);
+  EXPECT_EQ(j["chunk_bytes"], 262144);
+  EXPECT_EQ(j["set_own_high"], 28 * kMiB);
+  EXPECT_TRUE(j["file"].is_null());
+}
+
+TEST(WorkloadWords, ParsedLikeTheCommand) {
+  auto o = cli::parse_workload_words({"--target", "40M", "--churn", "200", "--seed", "9", "--populate"});
+  ASSERT_TRUE(o) << o.error().message();
+  EXPECT_EQ(o->target_bytes, 40 * kMiB);
+  EXPECT_EQ(o->churn, 200u);
+  EXPECT_EQ(o->seed, 9u);
+  EXPECT_TRUE(o->populate);
+  auto missing = cli::parse_workload_words({"--churn", "3"});
+  EXPECT_EQ(missing.error().message(), "workload options after '--': --target is required");
+  auto bad = cli::parse_workload_words({"--target", "40MB"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("'MB' is ambiguous"), std::string::npos);
+}
+
+RunOptions run(std::optional<Limit> max) {
+  return RunOptions{.name = "over", .max = max, .workload_args = {"--target", "40M"}};
+}
+const Machine kMachine{.cpus = 2, .mem_total_bytes = 512 * kMiB};
+
+TEST(RunOptions, SafetyLimits) {
+  EXPECT_TRUE(validate(run(Limit::of(32 * kMiB)), kMachine));
+  EXPECT_TRUE(validate(run(Limit::max()), kMachine));
+  EXPECT_EQ(validate(run(Limit::of(512 * 1024)), kMachine).error().message(),
+            "memory.max 512KiB is below 1MiB (a cgroup that small cannot start a process; pass "
+            "--force to do it anyway)");
+  EXPECT_EQ(validate(run(Limit::of(1024 * kMiB)), kMachine).error().message(),
+            "memory.max 1GiB is above this machine's RAM (512MiB) (such a limit never acts; pass "
+            "--force to do it anyway)");
+  auto forced = run(Limit::of(512 * 1024));
+  forced.force = true;
+  EXPECT_TRUE(validate(forced, kMachine));
+}
+
+TEST(RunOptions, NamesCpusAndTimes) {
+  auto o = run(std::nullopt);
+  o.name = "../escape";
+  EXPECT_EQ(validate(o, kMachine).error().message().substr(0, 8), "--name: ");
+  o = run(std::nullopt), o.cpu = 2;
+  EXPECT_EQ(validate(o, kMachine).error().message(), "--cpu 2: this machine has CPUs 0 to 1");
+  o = run(std::nullopt), o.interval_ns = 1'000'000;
+  EXPECT_EQ(validate(o, kMachine).error().message(),
+            "--interval is below 10ms (the sampler would cost more than it shows)");
+  o = run(std::nullopt), o.workload_args.clear();
+  EXPECT_EQ(validate(o, kMachine).error().message(),
+            "no workload options after '--' (e.g. cgmem run --name over --max 32M -- --target 40M)");
+}
+
+TEST(RunOptions, SamplerGoesToAnotherCpuWhenThereIsOne) {
+  EXPECT_EQ(default_sampler_cpu(0, 2), 1u);
+  EXPECT_EQ(default_sampler_cpu(1, 2), 0u);
+  EXPECT_EQ(default_sampler_cpu(3, 4), 0u);
+  EXPECT_EQ(default_sampler_cpu(0, 1), 0u);
+  auto spec = spec_json(run(std::nullopt), 0, 1);
+  EXPECT_EQ(spec["sampler_cpu"], 1);
+  EXPECT_EQ(spec["interval_ms"], 100.0);
+  EXPECT_TRUE(spec["neighbour_interval_ms"].is_null());
+}
+
+}  // namespace
+}  // namespace cgmem::lab

@@ -1,0 +1,68 @@
+#include "lab/run_dir.h"
+
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "../cgroup/fixture.h"
+#include "lab/ops_tail.h"
+#include "lab/write_all.h"
+
+namespace cgmem::lab {
+namespace {
+
+using testing::slurp;
+using testing::TempDir;
+
+TEST(RunDir, CreatesWritesAtomicallyAndAppends) {
+  TempDir tmp;
+  auto dir = RunDir::create(tmp.path() + "/runs/over-1");
+  ASSERT_TRUE(dir) << dir.error().message();
+  ASSERT_TRUE(dir->write_json(kMetaFile, {{"schema", 1}, {"name", "over"}}));
+  EXPECT_EQ(slurp(dir->file(kMetaFile)), "{\n  \"name\": \"over\",\n  \"schema\": 1\n}\n");
+  EXPECT_FALSE(std::filesystem::exists(dir->file(kMetaFile) + ".tmp"));
+  auto fd = dir->open_append(kOpsFile);
+  ASSERT_TRUE(fd);
+  ASSERT_TRUE(write_all(*fd, "{\"op\":0,\"lat_ns\":5}\n"));
+  ASSERT_TRUE(write_all(*fd, "{\"op\":1,\"lat_ns\":9}\n"));
+  ::close(*fd);
+  EXPECT_EQ(slurp(dir->file(kOpsFile)), "{\"op\":0,\"lat_ns\":5}\n{\"op\":1,\"lat_ns\":9}\n");
+}
+
+TEST(RunDir, RefusesANonEmptyDirectory) {
+  TempDir tmp;
+  testing::spit(tmp.path() + "/old", "x");
+  auto dir = RunDir::create(tmp.path());
+  ASSERT_FALSE(dir);
+  EXPECT_EQ(dir.error().message(), "the run directory exists and is not empty: " + tmp.path() +
+                                       " (give --out a new directory, or remove the old run)");
+  EXPECT_TRUE(RunDir::create(tmp.path() + "/fresh"));
+  EXPECT_TRUE(RunDir::create(tmp.path() + "/fresh"));  // empty: fine
+}
+
+TEST(RunDir, DefaultPathAndClock) {
+  EXPECT_EQ(default_run_path("/w", "over", 1795992027), "/w/runs/over-20261129T224027Z");
+  EXPECT_EQ(iso_utc(1795992027), "2026-11-29T22:40:27Z");
+}
+
+TEST(OpsTail, ReadsWholeLinesOnlyAndFindsTheSlowest) {
+  TempDir tmp;
+  std::string path = tmp.path() + "/ops.jsonl";
+  testing::spit(path, "{\"op\":0,\"lat_ns\":5}\n{\"op\":1,\"lat_ns\":900}\n{\"op\":2,\"la");
+  int fd = ::open(path.c_str(), O_RDONLY);
+  OpsTail tail(fd);
+  auto first = tail.scan();
+  EXPECT_EQ(first.lines, 2u);
+  EXPECT_EQ(first.slowest_lat_ns, 900u);
+  testing::spit(path, "{\"op\":0,\"lat_ns\":5}\n{\"op\":1,\"lat_ns\":900}\n{\"op\":2,\"lat_ns\":7}\n");
+  auto second = tail.scan();
+  EXPECT_EQ(second.lines, 1u);
+  EXPECT_EQ(second.slowest_lat_ns, 7u);
+  EXPECT_EQ(tail.total_lines(), 3u);
+  ::close(fd);
+}
+
+}  // namespace
+}  // namespace cgmem::lab

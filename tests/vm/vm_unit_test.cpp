@@ -1,0 +1,285 @@
+// The pieces of src/vm that need no VM: the cpio writer (checked with the
+// system's cpio), shell quoting, bzImage and ELF headers, kernel choice,
+// module dependencies, the guest command, the QEMU command line.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "vm/bzimage.h"
+#include "vm/cpio.h"
+#include "vm/elf.h"
+#include "vm/initramfs.h"
+#include "vm/kernel.h"
+#include "vm/locate.h"
+#include "vm/modules.h"
+#include "vm/process.h"
+#include "vm/qemu.h"
+#include "vm/session.h"
+
+namespace fs = std::filesystem;
+using namespace cgmem::vm;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("cgmem-vm-unit-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void write(const fs::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+TEST(Cpio, EntryLayoutIsNewc) {
+  CpioWriter cpio;
+  cpio.file("a", "xyz", 0644);
+  std::string archive = cpio.finish();
+  // header 110 + "a\0" = 112 (aligned), data 3 -> 4, then the trailer.
+  EXPECT_EQ(archive.substr(0, 6), "070701");
+  EXPECT_EQ(archive.substr(6, 8), "00000001");    // ino
+  EXPECT_EQ(archive.substr(14, 8), "000081a4");   // regular file, 0644
+  EXPECT_EQ(archive.substr(54, 8), "00000003");   // filesize
+  EXPECT_EQ(archive.substr(94, 8), "00000002");   // namesize with NUL
+  EXPECT_EQ(archive.substr(110, 2), std::string("a\0", 2));
+  EXPECT_EQ(archive.substr(112, 3), "xyz");
+  EXPECT_EQ(archive.substr(116, 6), "070701");
+  EXPECT_NE(archive.find("TRAILER!!!"), std::string::npos);
+  EXPECT_EQ(archive.size() % 4, 0u);
+}
+
+TEST(Cpio, SystemCpioReadsItBack) {
+  auto dir = temp_dir("cpio");
+  CpioWriter cpio;
+  cpio.directory("bin");
+  cpio.file("bin/tool", "#!/bin/sh\necho hi\n", 0755);
+  cpio.symlink("bin/sh", "busybox");
+  write(dir / "a.cpio", cpio.finish());
+  auto listed = run_program({"sh", "-c", "cpio -it --quiet < a.cpio && cpio -i --quiet --to-stdout bin/tool < a.cpio"},
+                            dir.string());
+  ASSERT_TRUE(listed.has_value());
+  EXPECT_EQ(listed->exit_code, 0);
+  EXPECT_EQ(listed->output, "bin\nbin/tool\nbin/sh\n#!/bin/sh\necho hi\n");
+  fs::remove_all(dir);
+}
+
+TEST(Initramfs, SameInputsSameBytesAndTheExpectedFiles) {
+  GuestFiles files{.busybox = "BB", .cgmem = "CG", .modules = {{"virtio_blk", "KO"}}, .config = "CONFIG_HZ=250\n"};
+  std::string one = initramfs_archive(files), two = initramfs_archive(files);
+  EXPECT_EQ(one, two);
+  auto dir = temp_dir("initramfs");
+  write(dir / "i.cpio", one);
+  auto listed = run_program({"sh", "-c", "cpio -it --quiet < i.cpio"}, dir.string());
+  ASSERT_TRUE(listed.has_value());
+  EXPECT_EQ(listed->output,
+            "bin\nboot\ndev\nlib\nlib/modules\nproc\nsys\ntmp\nvm\ninit\nbin/busybox\nbin/sh\nbin/cgmem\n"
+            "lib/modules/virtio_blk.ko\nlib/modules/order\nboot/config\n");
+  EXPECT_EQ(guest_init_script().substr(0, 18), "#!/bin/busybox sh\n");
+  fs::remove_all(dir);
+}
+
+TEST(Process, ShellQuote) {
+  EXPECT_EQ(shell_quote("version"), "version");
+  EXPECT_EQ(shell_quote("--out=/a/b"), "--out=/a/b");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("a b"), "'a b'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote("$(reboot)"), "'$(reboot)'");
+  EXPECT_EQ(command_line({"apt-get", "download", "linux-image-6.12.117+deb12-cloud-amd64"}),
+            "apt-get download linux-image-6.12.117+deb12-cloud-amd64");
+}
+
+TEST(Process, QuotedWordsSurviveTheShell) {
+  std::vector<std::string> words = {"a b", "it's", "$HOME", "", "x\ny", "*"};
+  std::string script = "for w in";
+  for (const auto& w : words) script += " " + shell_quote(w);
+  script += "; do printf '[%s]' \"$w\"; done";
+  auto out = run_program({"sh", "-c", script});
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(out->output, "[a b][it's][$HOME][][x\ny][*]");
+}
+
+TEST(Process, MissingProgramIsAnError) {
+  auto out = run_program({"cgmem-no-such-program"});
+  ASSERT_FALSE(out.has_value());
+  EXPECT_EQ(out.error().message(),
+            "run cgmem-no-such-program: No such file or directory (is it installed? scripts/install-deps.sh installs it)");
+}
+
+TEST(Process, ExitCodeIsAValue) {
+  auto out = run_program({"sh", "-c", "echo x; exit 3"});
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(out->exit_code, 3);
+  EXPECT_EQ(out->output, "x\n");
+}
+
+std::string fake_bzimage(const std::string& version) {
+  std::string bytes(0x400, '\0');
+  bytes.replace(0x202, 4, "HdrS");
+  uint16_t offset = 0x300 - 0x200;
+  bytes[0x20E] = static_cast<char>(offset & 0xff);
+  bytes[0x20F] = static_cast<char>(offset >> 8);
+  bytes.replace(0x300, version.size(), version);
+  return bytes;
+}
+
+TEST(BzImage, ReadsTheRelease) {
+  auto release = bzimage_release(fake_bzimage("6.12.117+deb12-cloud-amd64 (debian-kernel@lists.debian.org) #1 SMP"), "k");
+  ASSERT_TRUE(release.has_value());
+  EXPECT_EQ(*release, "6.12.117+deb12-cloud-amd64");
+}
+
+TEST(BzImage, RejectsOtherFiles) {
+  auto release = bzimage_release("hello", "/etc/hostname");
+  ASSERT_FALSE(release.has_value());
+  EXPECT_EQ(release.error().message(),
+            "not an x86 bzImage (no HdrS boot header): /etc/hostname (--kernel takes a bzImage, e.g. arch/x86/boot/bzImage)");
+  std::string bad = fake_bzimage("x");
+  bad[0x20F] = '\x7f';
+  EXPECT_EQ(bzimage_release(bad, "k").error().message(),
+            "bzImage version string lies outside the file: k (--kernel takes a bzImage, e.g. arch/x86/boot/bzImage)");
+}
+
+TEST(Elf, TellsStaticFromDynamic) {
+  auto busybox = is_static_executable("/bin/busybox");  // busybox-static
+  ASSERT_TRUE(busybox.has_value());
+  EXPECT_TRUE(*busybox);
+  auto sh = is_static_executable("/bin/sh");  // dash, dynamically linked
+  ASSERT_TRUE(sh.has_value());
+  EXPECT_FALSE(*sh);
+  EXPECT_EQ(is_static_elf("#!/bin/sh\n", "x").error().message(), "not an ELF executable: x");
+}
+
+TEST(Kernel, PinnedPackageName) {
+  EXPECT_EQ(kernel_package(kPinnedKernel), "linux-image-6.12.117+deb12-cloud-amd64");
+}
+
+TEST(Kernel, NewestCloudReleaseFromAptCacheSearch) {
+  std::string listing =
+      "linux-image-6.12-cloud-amd64 - Linux for x86-64 cloud (meta-package)\n"
+      "linux-image-6.12.9+deb12-cloud-amd64 - Linux 6.12 for x86-64 cloud (signed)\n"
+      "linux-image-6.12.117+deb12-cloud-amd64-dbg - Debug symbols\n"
+      "linux-image-6.12.111+deb12-cloud-amd64 - Linux 6.12 for x86-64 cloud (signed)\n"
+      "linux-image-6.12.120+deb12-cloud-amd64-unsigned - Linux 6.12 for x86-64 cloud\n"
+      "linux-image-6.12.117+deb12-cloud-amd64 - Linux 6.12 for x86-64 cloud (signed)\n";
+  EXPECT_EQ(newest_cloud_release(listing), "6.12.117+deb12-cloud-amd64");
+  EXPECT_EQ(newest_cloud_release("nothing here\n"), std::nullopt);
+}
+
+TEST(Kernel, CacheDirFollowsXdg) {
+  std::string saved = getenv("XDG_CACHE_HOME") ? getenv("XDG_CACHE_HOME") : "";
+  setenv("XDG_CACHE_HOME", "/x/cache", 1);
+  EXPECT_EQ(cache_dir().value(), "/x/cache/cgmem");
+  setenv("XDG_CACHE_HOME", "relative", 1);  // the XDG spec ignores relative paths
+  setenv("HOME", getenv("HOME") ? getenv("HOME") : "/root", 1);
+  EXPECT_EQ(cache_dir().value(), std::string(getenv("HOME")) + "/.cache/cgmem");
+  if (saved.empty()) unsetenv("XDG_CACHE_HOME"); else setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+}
+
+std::string fake_module(const std::string& depends) {
+  using namespace std::string_literals;
+  return "\x7f" "ELF....license=GPL\0depends="s + depends + "\0vermagic=6.12\0"s;
+}
+
+TEST(Modules, DependsFromModinfo) {
+  EXPECT_EQ(module_depends(fake_module("zsmalloc,lz4hc_compress,lz4_compress")),
+            (std::vector<std::string>{"zsmalloc", "lz4hc_compress", "lz4_compress"}));
+  EXPECT_TRUE(module_depends(fake_module("")).empty());
+  EXPECT_TRUE(module_depends("no modinfo").empty());
+}
+
+TEST(Modules, ResolvedDependenciesFirstAndDecompressed) {
+  auto dir = temp_dir("modules");
+  fs::create_directories(dir / "kernel/drivers/block/zram");
+  fs::create_directories(dir / "kernel/mm");
+  write(dir / "kernel/drivers/block/virtio_blk.ko", fake_module(""));
+  write(dir / "kernel/drivers/block/zram/zram.ko", fake_module("zsmalloc,lz4-compress"));
+  write(dir / "kernel/mm/zsmalloc.ko", fake_module(""));
+  write(dir / "kernel/mm/lz4_compress.ko", fake_module(""));
+  ASSERT_EQ(run_program({"xz", "-f", (dir / "kernel/mm/zsmalloc.ko").string()})->exit_code, 0);
+  auto index = index_modules(dir.string());
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(index->size(), 4u);
+  auto modules = resolve_modules(*index, {"virtio-blk", "zram"});
+  ASSERT_TRUE(modules.has_value()) << modules.error().message();
+  std::vector<std::string> names;
+  for (const auto& m : *modules) names.push_back(m.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"virtio_blk", "zsmalloc", "lz4_compress", "zram"}));
+  EXPECT_EQ((*modules)[1].bytes, fake_module(""));  // decompressed from .ko.xz
+  fs::remove(dir / "kernel/mm/lz4_compress.ko");
+  auto missing = resolve_modules(*index_modules(dir.string()), {"zram"});
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().message(), "the kernel has no module lz4_compress (needed by zram)");
+  fs::remove_all(dir);
+}
+
+TEST(Session, CommandScriptQuotesTheInnerCommand) {
+  VmOptions options;
+  options.command = {"host", "--json"};
+  EXPECT_EQ(command_script(options), "exec cgmem host --json\n");
+  options.command = {"run", "--name", "a b"};
+  EXPECT_EQ(command_script(options), "exec cgmem run --name 'a b'\n");
+  options.script = "/home/u/tests/batch.sh";
+  options.command = {"oom"};
+  EXPECT_EQ(command_script(options), "exec sh /vm/in/batch.sh oom\n");
+}
+
+TEST(Session, ParentCapIsThreeQuartersOfRamPageAligned) {
+  EXPECT_EQ(parent_cap(512ull << 20), 384ull << 20);
+  EXPECT_EQ(parent_cap(1000000000), 749998080u);
+}
+
+TEST(Session, GuestEnvAndConsoleErrors) {
+  auto env = parse_env("kernel_release=6.12.117+deb12-cloud-amd64\nthp_enabled=always madvise [never]\nnoise\n");
+  EXPECT_EQ(env.size(), 2u);
+  EXPECT_EQ(env["thp_enabled"], "always madvise [never]");
+  EXPECT_EQ(guest_error_from_console("boot\ncgmem-vm: error: no /dev/vda: this kernel has no virtio_blk\r\nmore"),
+            "cgmem-vm: error: no /dev/vda: this kernel has no virtio_blk");
+  EXPECT_EQ(guest_error_from_console("[ 1.5] Kernel panic - not syncing: No working init found.\n"),
+            "Kernel panic - not syncing: No working init found.");
+  EXPECT_EQ(guest_error_from_console("all fine\n"), "");
+}
+
+TEST(Qemu, TcgCommandLine) {
+  QemuSpec spec{.accel = Accel::tcg, .kernel = "/k/vmlinuz", .initrd = "/w/initramfs.gz", .disk = "/w/disk.img",
+                .console_log = "/o/r.console.log", .mem_bytes = 512ull << 20, .cpus = 2};
+  EXPECT_EQ(command_line(qemu_argv(spec)),
+            "qemu-system-x86_64 -accel tcg -cpu max -m 512M -smp 2 -nodefaults -display none -no-reboot "
+            "-kernel /k/vmlinuz -initrd /w/initramfs.gz -append 'console=ttyS0 quiet psi=1 panic=-1' "
+            "-serial file:/o/r.console.log -chardev stdio,id=stderr,signal=off -serial chardev:stderr "
+            "-drive file=/w/disk.img,format=raw,if=virtio");
+  spec.accel = Accel::kvm;
+  EXPECT_EQ(qemu_argv(spec)[1] + " " + qemu_argv(spec)[2] + " " + qemu_argv(spec)[3] + " " + qemu_argv(spec)[4],
+            "-accel kvm -cpu host");
+}
+
+TEST(Locate, ExplicitDynamicCgmemIsRefused) {
+  auto found = find_static_cgmem("/bin/sh", "/nonexistent/cgmem");
+  ASSERT_FALSE(found.has_value());
+  EXPECT_EQ(found.error().message(), "--cgmem /bin/sh is dynamically linked; the guest needs a static cgmem");
+}
+
+TEST(Locate, StaticBuildNextToTheBuildTree) {
+  auto dir = temp_dir("locate");
+  fs::create_directories(dir / "build/release/src/cli");
+  fs::create_directories(dir / "build/static/src/cli");
+  write(dir / "build/release/CMakeCache.txt", "CMAKE_HOME_DIRECTORY:INTERNAL=/src/cgmem\n");
+  fs::copy_file("/bin/sh", dir / "build/release/src/cli/cgmem");
+  std::string self = (dir / "build/release/src/cli/cgmem").string();
+  auto none = find_static_cgmem("", self);
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().message(),
+            "no statically linked cgmem to run in the guest: this cgmem (" + self + ") is dynamically linked and " +
+                (dir / "build/static/src/cli/cgmem").string() +
+                " is not a static cgmem (build it with 'cmake -S /src/cgmem -B " + (dir / "build/static").string() +
+                " -G Ninja -DCGMEM_STATIC=ON -DCGMEM_TESTS=OFF && cmake --build " + (dir / "build/static").string() +
+                " --target cgmem', or pass --cgmem PATH)");
+  fs::copy_file("/bin/busybox", dir / "build/static/src/cli/cgmem");  // any static ELF
+  EXPECT_EQ(find_static_cgmem("", self).value(), (dir / "build/static/src/cli/cgmem").string());
+  fs::remove_all(dir);
+}
+
+}  // namespace
