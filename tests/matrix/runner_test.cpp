@@ -101,12 +101,14 @@ TEST_F(MatrixRunner, RunsEveryRunAndRecordsTheClaim) {
   EXPECT_EQ(batch["runs"][1]["workload"], "anon-over");
   EXPECT_EQ(batch["runs"][1]["state"], "finished");
   EXPECT_EQ(batch["runs"][1]["status"], "cap");
+  EXPECT_FALSE(fs::exists(tmp_ / "batch/scratch"));  // removed: every run finished
 }
 
 TEST_F(MatrixRunner, ResumeSkipsFinishedRunsAndRerunsUnfinishedOnes) {
   launcher_.finish = false;
   launcher_.code = 1;
   ASSERT_TRUE(run().has_value());  // four runs, none wrote outcome.json
+  EXPECT_TRUE(fs::exists(tmp_ / "batch/scratch"));  // kept: runs are still to do
   fs::path done = tmp_ / "batch/anon-over-max-r1";
   std::ofstream(done / "outcome.json") << R"({"status":"oom_killed"})";
   std::ofstream(tmp_ / "batch/anon-over-high-r1/stale") << "from the dead run";

@@ -15,11 +15,14 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-std::string substitute(std::string text, const std::string& batch_dir) {
-  const std::string key = "{batch}";
-  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + batch_dir.size()))
-    text.replace(at, key.size(), batch_dir);
+std::string replace_all(std::string text, const std::string& key, const std::string& value) {
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+    text.replace(at, key.size(), value);
   return text;
+}
+
+std::string substitute(const std::string& text, const std::string& batch_dir) {
+  return replace_all(replace_all(text, "{scratch}", scratch_dir(batch_dir)), "{batch}", batch_dir);
 }
 
 PlannedRun make_run(const MatrixSpec& spec, const WorkloadSpec& w, const ConfigSpec& c, int rep,
@@ -59,6 +62,8 @@ std::vector<PlannedRun> plan(const MatrixSpec& spec, const PlanOptions& o) {
   }
   return runs;
 }
+
+std::string scratch_dir(const std::string& batch_dir) { return batch_dir + "/scratch"; }
 
 std::vector<std::string> run_arguments(const PlannedRun& run, const std::string& run_dir) {
   std::vector<std::string> args = {"run", "--name", run.name, "--out", run_dir};

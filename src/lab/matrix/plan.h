@@ -18,7 +18,7 @@ struct PlannedRun {
   std::string config, workload;
   int rep = 1;
   RunFlags flags;                         // merged: defaults, config, workload
-  std::vector<std::string> workload_args; // {batch} replaced
+  std::vector<std::string> workload_args; // {batch} and {scratch} replaced
   double cap_s = 60;                      // for the ETA (cgmem run's default cap is 60 s)
 };
 
@@ -28,6 +28,11 @@ struct PlanOptions {
   std::optional<uint64_t> seed;
   std::string batch_dir;       // replaces {batch} in workload args
 };
+
+// Where {scratch} points: BATCH/scratch, for files a workload needs (a page
+// cache workload's data file) that are not results. The runner creates it
+// and removes it when every run has finished.
+std::string scratch_dir(const std::string& batch_dir);
 
 std::vector<PlannedRun> plan(const MatrixSpec& spec, const PlanOptions& options);
 

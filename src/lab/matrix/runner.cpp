@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -151,6 +152,8 @@ Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& o, 
     if (fs::exists(fs::path(rec.dir) / "outcome.json")) rec.state = "finished before", rec.status = outcome_status(rec.dir);
   if (auto s = batch->save(result.runs); !s) return std::unexpected(s.error());
 
+  std::error_code scratch_ec;
+  fs::create_directories(scratch_dir(po.batch_dir), scratch_ec);
   double started = now_s(), done_s = 0, done_cap_s = 0, remaining_caps = 0;
   for (size_t i = 0; i < runs.size(); ++i)
     if (result.runs[i].state == "unfinished") remaining_caps += runs[i].cap_s;
@@ -199,6 +202,9 @@ Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& o, 
       return fail(fmt::format("matrix: `cgmem run` refused {} (exit code {}); its message is above", rec.name, *code),
                   rec.dir, "fix the spec or the host, then rerun with --resume");
   }
+  bool all_finished = std::all_of(result.runs.begin(), result.runs.end(),
+                                  [](const RunRecord& r) { return r.state != "unfinished"; });
+  if (all_finished) fs::remove_all(scratch_dir(po.batch_dir), scratch_ec);
   return result;
 }
 
