@@ -61,8 +61,7 @@ void merge_back(const fs::path& from, const fs::path& into) {
 
 std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpec& spec, const std::string& vm_out,
                                       const std::string& resume_from, unsigned timeout_s) {
-  std::vector<std::string> vm = {"vm", "--out", vm_out, "--timeout", std::to_string(timeout_s), "--mem", f.vm_mem,
-                                 "--disk", "2G", "--file", spec.path};
+  std::vector<std::string> vm = {"vm", "--file", spec.path};
   std::vector<std::string> inner = {"matrix", "/vm/in/" + fs::path(spec.path).filename().string(), "--native",
                                     "--out", "."};
   std::string claim = !f.claim.empty() ? f.claim : spec.claim.value_or("");
@@ -78,6 +77,9 @@ std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpe
   if (!f.order.empty()) inner.insert(inner.end(), {"--order", f.order});
   if (f.seed) inner.insert(inner.end(), {"--seed", std::to_string(*f.seed)});
   if (f.json) inner.push_back("--json");
+  // The --file options go first: CLI11 2.1 lets an inner `--out` after `--`
+  // reach `cgmem vm` when the last option before `--` takes many values.
+  vm.insert(vm.end(), {"--out", vm_out, "--timeout", std::to_string(timeout_s), "--mem", f.vm_mem, "--disk", "2G"});
   vm.push_back("--");
   vm.insert(vm.end(), inner.begin(), inner.end());
   return vm;

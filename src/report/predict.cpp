@@ -20,6 +20,13 @@ model::Kernel kernel_of(const Meta& m) {
 }
 
 bool high_set(const Meta& m) { return m.high && !m.high->is_max(); }
+
+// The memory.high the throttle ran under: the run's, or the one the workload
+// wrote to its own cgroup after growing (--set-own-high, the clamp runs).
+Meta with_effective_high(Meta m) {
+  if (!high_set(m) && m.set_own_high) m.high = Limit::of(*m.set_own_high);
+  return m;
+}
 bool max_set(const Meta& m) { return m.max && !m.max->is_max(); }
 
 // The formula's sleep for one batch at memory.current `bytes`, in jiffies
@@ -43,7 +50,7 @@ struct OpSleep {
 };
 
 // The ops whose high counter rose by a whole number of sleeps (>= 1).
-std::vector<OpSleep> sleeping_ops(const Run& run, const model::Kernel& k, SleepCheck& c) {
+std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model::Kernel& k, SleepCheck& c) {
   std::vector<OpSleep> out;
   c.ops = run.ops.size();
   for (const auto& op : run.ops) {
@@ -55,7 +62,7 @@ std::vector<OpSleep> sleeping_ops(const Run& run, const model::Kernel& k, SleepC
       continue;
     }
     uint64_t mid = op.current_before / 2 + op.current_after / 2;
-    uint64_t j = sleep_jiffies(mid, run.meta, k);
+    uint64_t j = sleep_jiffies(mid, meta, k);
     auto wheel = model::wheel_sleep(j, k);
     out.push_back({&op, rise / kEventsPerSleep, model::jiffies_to_ms(j, k),
                    model::jiffies_to_ms(wheel.step_jiffies, k), wheel.level});
@@ -124,8 +131,8 @@ model::Throttle throttle(const Meta& m, const model::Kernel& k, double sleeps_pe
                          .procs = static_cast<uint32_t>(std::max(1, m.procs))};
 }
 
-std::optional<KillCheck> kill_check(const Run& run, const model::Kernel& k) {
-  if (!max_set(run.meta)) return std::nullopt;
+std::optional<KillCheck> kill_check(const Run& run, const Meta& meta, const model::Kernel& k) {
+  if (!max_set(meta)) return std::nullopt;
   const Op* first = nullptr;
   for (const auto& op : run.ops) {
     if (op.high_after - op.high_before >= kEventsPerSleep && (!first || op.t_ns < first->t_ns)) first = &op;
@@ -134,9 +141,9 @@ std::optional<KillCheck> kill_check(const Run& run, const model::Kernel& k) {
   KillCheck c;
   c.sleep_start_s = seconds_since_start(run, first->t_ns);
   c.sleep_start_bytes = first->current_before;
-  c.max_bytes = run.meta.max->bytes();
-  auto per_page = model::grow(throttle(run.meta, k, k.batch), c.sleep_start_bytes, c.max_bytes);
-  auto per_batch = model::grow(throttle(run.meta, k, 1), c.sleep_start_bytes, c.max_bytes);
+  c.max_bytes = meta.max->bytes();
+  auto per_page = model::grow(throttle(meta, k, k.batch), c.sleep_start_bytes, c.max_bytes);
+  auto per_batch = model::grow(throttle(meta, k, 1), c.sleep_start_bytes, c.max_bytes);
   c.predicted_page_s = c.sleep_start_s + per_page.seconds;
   c.predicted_batch_s = c.sleep_start_s + per_batch.seconds;
   if (run.outcome && run.outcome->status == "oom_killed") c.measured_s = run.outcome->time_to_kill_s;
@@ -160,7 +167,7 @@ std::optional<PsiCheck> psi_check(const Run& run) {
   return c;
 }
 
-std::optional<GrowthCheck> growth_check(const Run& run, const model::Kernel& k) {
+std::optional<GrowthCheck> growth_check(const Run& run, const Meta& meta, const model::Kernel& k) {
   std::vector<const Sample*> mem;
   for (const auto& s : run.samples)
     if (s.memory_current) mem.push_back(&s);
@@ -168,7 +175,7 @@ std::optional<GrowthCheck> growth_check(const Run& run, const model::Kernel& k) 
   const Sample* end = mem.back();
   double run_s = static_cast<double>(end->t_ns - mem.front()->t_ns) / 1e9;
   GrowthCheck g;
-  g.procs = std::max(1, run.meta.procs);
+  g.procs = std::max(1, meta.procs);
   g.window_s = std::min(60.0, run_s / 2);
   if (g.window_s <= 0) return std::nullopt;
   int64_t start_t = end->t_ns - static_cast<int64_t>(g.window_s * 1e9);
@@ -179,8 +186,8 @@ std::optional<GrowthCheck> growth_check(const Run& run, const model::Kernel& k) 
   g.window_s = span_s;
   g.end_bytes = static_cast<double>(*end->memory_current);
   g.measured_kib_s = (g.end_bytes - static_cast<double>(*begin->memory_current)) / kKiB / span_s;
-  double per_page = model::growth_rate(throttle(run.meta, k, k.batch), *end->memory_current);
-  double per_batch = model::growth_rate(throttle(run.meta, k, 1), *end->memory_current);
+  double per_page = model::growth_rate(throttle(meta, k, k.batch), *end->memory_current);
+  double per_batch = model::growth_rate(throttle(meta, k, 1), *end->memory_current);
   if (std::isfinite(per_page)) g.model_page_kib_s = per_page / kKiB;
   if (std::isfinite(per_batch)) g.model_batch_kib_s = per_batch / kKiB;
   return g;
@@ -199,7 +206,8 @@ std::vector<SleepBin> sleep_bins(int hz) {
 
 RunPrediction predict(const Run& run) {
   RunPrediction p{.name = run.meta.name, .config = run.config, .workload = run.workload, .hz = run.meta.hz};
-  if (!high_set(run.meta)) {
+  const Meta meta = with_effective_high(run.meta);
+  if (!high_set(meta)) {
     p.skipped = "no memory.high";
     return p;
   }
@@ -207,19 +215,19 @@ RunPrediction predict(const Run& run) {
     p.skipped = "meta.json has no host.hz";
     return p;
   }
-  model::Kernel k = kernel_of(run.meta);
+  model::Kernel k = kernel_of(meta);
   p.bins = sleep_bins(run.meta.hz);
-  if (run.meta.procs <= 1) {
+  if (meta.procs <= 1) {
     SleepCheck c;
-    auto ops = sleeping_ops(run, k, c);
+    auto ops = sleeping_ops(run, meta, k, c);
     ratios(ops, c);
     phases(ops, c);
-    fill_bins(ops, run.meta, p.bins);
+    fill_bins(ops, meta, p.bins);
     p.sleeps = c;
   }
-  p.kill = kill_check(run, k);
+  p.kill = kill_check(run, meta, k);
   p.psi = psi_check(run);
-  p.growth = growth_check(run, k);
+  p.growth = growth_check(run, meta, k);
   return p;
 }
 

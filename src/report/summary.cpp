@@ -129,6 +129,8 @@ void add(GroupSummary& g, const RunSummary& r) {
   ++g.runs;
   g.finished += r.finished;
   g.killed += r.killed;
+  if (!r.killed && r.status == "cap") ++g.capped, g.cap_s.add(r.duration_s);
+  if (!r.killed && r.status == "exited") ++g.exited;
   g.time_to_kill_s.add(r.time_to_kill_s);
   g.duration_s.add(r.duration_s);
   g.peak_bytes.add(r.peak_bytes);

@@ -35,7 +35,8 @@ RunSummary summarize(const Run& run);
 // The runs of one config and workload, with the range of each column.
 struct GroupSummary {
   std::string config, workload;
-  int runs = 0, finished = 0, killed = 0;
+  int runs = 0, finished = 0, killed = 0, capped = 0, exited = 0;
+  Range cap_s;  // durations of the runs stopped at their cap
   Range time_to_kill_s, duration_s, peak_bytes, final_bytes, median_op_ms, p99_last10_ms;
   Range events_high, events_max, events_oom_kill;
   Range psi_memory_some_s, psi_memory_full_s, psi_io_some_s, pgsteal, rbytes, cpu_s;

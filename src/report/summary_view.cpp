@@ -47,16 +47,20 @@ std::vector<std::string> run_row(const RunSummary& r) {
 }  // namespace
 
 std::string outcome_text(const GroupSummary& g) {
+  if (g.killed == g.runs) return fmt::format("killed ({} of {})", g.killed, g.runs);
+  std::vector<std::string> parts;
+  if (g.killed) parts.push_back(fmt::format("killed {} of {}", g.killed, g.runs));
+  if (g.capped)
+    parts.push_back(fmt::format("not killed in {} s ({} of {})", num(g.cap_s.hi), g.capped, g.runs));
+  if (g.exited) parts.push_back(fmt::format("finished ({} of {})", g.exited, g.runs));
+  int other = g.finished - g.killed - g.capped - g.exited;
+  if (other > 0) parts.push_back(fmt::format("other ({} of {})", other, g.runs));
+  if (g.finished < g.runs) parts.push_back(fmt::format("unfinished ({} of {})", g.runs - g.finished, g.runs));
   std::string text;
-  if (g.killed == g.runs) {
-    text = fmt::format("killed ({} of {})", g.killed, g.runs);
-  } else if (g.killed == 0) {
-    double cap = g.duration_s.hi.value_or(0);
-    text = fmt::format("not killed in {} s ({} of {})", num(cap), g.finished, g.runs);
-  } else {
-    text = fmt::format("killed {} of {}", g.killed, g.runs);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) text += "; ";
+    text += parts[i];
   }
-  if (g.finished < g.runs) text += fmt::format("; {} unfinished", g.runs - g.finished);
   return text;
 }
 

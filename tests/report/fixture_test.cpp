@@ -7,6 +7,7 @@
 #include "report/predict.h"
 #include "report/read_run.h"
 #include "report/summary.h"
+#include "report/summary_view.h"
 
 namespace cgmem::report {
 namespace {
@@ -126,6 +127,8 @@ TEST(ReportSummary, GroupsByWorkloadThenConfigOrder) {
   EXPECT_EQ(groups[1].finished, 1);
   EXPECT_DOUBLE_EQ(*groups[1].median_op_ms.lo, 0.5);
   EXPECT_DOUBLE_EQ(*groups[1].median_op_ms.hi, 18.0);
+  EXPECT_EQ(outcome_text(groups[1]), "not killed in 150 s (1 of 2); unfinished (1 of 2)");
+  EXPECT_EQ(outcome_text(groups[0]), "killed (1 of 1)");
 }
 
 TEST(ReportPredict, SleepsAndRatiosOfTheHighRun) {
@@ -193,6 +196,16 @@ TEST(ReportPredict, TimeToTheKillFromWhereSleepingStarts) {
   // pages): 1717.4 to 1718.2 s after the start, depending on the end page.
   EXPECT_NEAR(p.kill->predicted_page_s, 1717.8, 0.5);
   EXPECT_NEAR(p.kill->predicted_batch_s, 26.903, 0.05);
+}
+
+TEST(ReportPredict, AWorkloadThatSetsItsOwnHighIsPredictedWithIt) {
+  report::Run run = load("anon-over-high-r1");
+  run.meta.high.reset();
+  run.meta.set_own_high = 241590272;
+  RunPrediction p = predict(run);
+  ASSERT_TRUE(p.sleeps.has_value());
+  EXPECT_EQ(p.sleeps->compared, 5u);
+  EXPECT_NEAR(*p.sleeps->median_ratio, 2047.9 / 2000, 1e-9);
 }
 
 TEST(ReportPredict, RunsWithoutMemoryHighAreSkipped) {
