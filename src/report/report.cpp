@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -27,6 +28,7 @@ namespace {
 struct Label {
   std::string config, workload;
   int rep = 0;
+  size_t order = 0;  // position in batch.json: the order the matrix ran
 };
 
 // batch.json's labels by run directory name; empty when there is none.
@@ -37,26 +39,29 @@ std::map<std::string, Label> batch_labels(const fs::path& batch_dir) {
   Json j = Json::parse(file->text(), nullptr, false);
   const Json* runs = child(j, "runs");
   if (!runs || !runs->is_array()) return out;
-  for (const auto& r : *runs) {
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const Json& r = (*runs)[i];
     auto dir = get_str(r, "dir");
     if (!dir) continue;
     out[*dir] = {get_str(r, "config").value_or(""), get_str(r, "workload").value_or(""),
-                 static_cast<int>(get_i64(r, "rep").value_or(0))};
+                 static_cast<int>(get_i64(r, "rep").value_or(0)), i + 1};
   }
   return out;
 }
 
-void apply_label(Run& run, std::map<std::string, std::map<std::string, Label>>& cache) {
+// Returns the run's position in its batch.json (0 when it has none).
+size_t apply_label(Run& run, std::map<std::string, std::map<std::string, Label>>& cache) {
   fs::path dir = fs::path(run.dir).lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();
   std::string parent = dir.parent_path().string();
   auto it = cache.find(parent);
   if (it == cache.end()) it = cache.emplace(parent, batch_labels(dir.parent_path())).first;
   auto label = it->second.find(dir.filename().string());
-  if (label == it->second.end()) return;
+  if (label == it->second.end()) return 0;
   if (!label->second.config.empty()) run.config = label->second.config;
   if (!label->second.workload.empty()) run.workload = label->second.workload;
   if (label->second.rep) run.rep = label->second.rep;
+  return label->second.order;
 }
 
 std::string identity(const Run& r) {
@@ -109,14 +114,18 @@ std::string plots_markdown(const Plots& plots) {
 Result<std::vector<Run>> read_runs(const std::vector<std::string>& dirs) {
   auto found = find_runs(dirs);
   if (!found) return std::unexpected(found.error());
-  std::vector<Run> runs;
+  std::vector<std::pair<size_t, Run>> ordered;
   std::map<std::string, std::map<std::string, Label>> cache;
   for (const auto& dir : *found) {
     auto run = read_run(dir);
     if (!run) return std::unexpected(run.error());
-    apply_label(*run, cache);
-    runs.push_back(std::move(*run));
+    size_t order = apply_label(*run, cache);
+    ordered.emplace_back(order, std::move(*run));
   }
+  // A batch's runs in the order the matrix ran them; others by name.
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Run> runs;
+  for (auto& [order, run] : ordered) runs.push_back(std::move(run));
   return runs;
 }
 
