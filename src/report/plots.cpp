@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -173,8 +174,9 @@ Result<WorkloadFigures> workload_figures(const std::string& wl, const std::vecto
   return out;
 }
 
-// Runs gnuplot on the script in dir; its output goes to dir/gnuplot.log.
-std::string run_gnuplot(const fs::path& dir) {
+// Starts gnuplot on the script in dir; its output goes to dir/gnuplot.log.
+// Returns its pid, or -1 and a warning.
+int start_gnuplot(const fs::path& dir, std::string& warning) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
@@ -185,12 +187,11 @@ std::string run_gnuplot(const fs::path& dir) {
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return "gnuplot not found, so no plots (install gnuplot-nox: scripts/install-deps.sh)";
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return fmt::format("gnuplot failed; see {}", (dir / "gnuplot.log").string());
-  return {};
+  if (rc != 0) {
+    warning = "gnuplot not found, so no plots (install gnuplot-nox: scripts/install-deps.sh)";
+    return -1;
+  }
+  return pid;
 }
 
 }  // namespace
@@ -223,9 +224,21 @@ Result<Plots> write_plots(const std::vector<Run>& runs, const std::string& out_d
   }
   if (plots.figures.empty()) return plots;
   if (auto w = write_file(dir / "plots.gp", script); !w) return std::unexpected(w.error());
-  plots.warning = run_gnuplot(dir);
-  if (!plots.warning.empty()) plots.figures.clear();
+  plots.dir = dir.string();
+  plots.gnuplot_pid = start_gnuplot(dir, plots.warning);
+  if (plots.gnuplot_pid < 0) plots.figures.clear();
   return plots;
+}
+
+void finish_plots(Plots& plots) {
+  if (plots.gnuplot_pid < 0) return;
+  int status = 0;
+  while (waitpid(plots.gnuplot_pid, &status, 0) < 0 && errno == EINTR) {}
+  plots.gnuplot_pid = -1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    plots.warning = fmt::format("gnuplot failed; see {}", (fs::path(plots.dir) / "gnuplot.log").string());
+    plots.figures.clear();
+  }
 }
 
 }  // namespace cgmem::report

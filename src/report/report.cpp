@@ -147,6 +147,12 @@ Result<Written> make_report(const Options& o) {
   std::error_code ec;
   fs::create_directories(w.out_dir, ec);
   if (ec) return fail("report: create the output directory: " + ec.message(), w.out_dir, "pick another --out");
+  Plots plots;
+  if (o.markdown || o.html) {  // gnuplot draws while the tables are computed
+    auto p = write_plots(*runs, w.out_dir);
+    if (!p) return std::unexpected(p.error());
+    plots = std::move(*p);
+  }
   std::vector<RunSummary> sums;
   std::vector<RunPrediction> preds;
   for (const auto& r : *runs) {
@@ -157,13 +163,8 @@ Result<Written> make_report(const Options& o) {
   w.notes = batch_notes(*runs, sums);
   auto summary = summary_sections(sums, groups);
   auto predicted = predict_sections(preds);
-  Plots plots;
-  if (o.markdown || o.html) {
-    auto p = write_plots(*runs, w.out_dir);
-    if (!p) return std::unexpected(p.error());
-    plots = std::move(*p);
-    if (!plots.warning.empty()) w.notes.push_back(plots.warning);
-  }
+  finish_plots(plots);
+  if (!plots.warning.empty()) w.notes.push_back(plots.warning);
   w.json = {{"schema", 1}, {"notes", w.notes}, {"runs", Json::array()}, {"groups", Json::array()},
             {"predictions", Json::array()}, {"plots", Json::array()}};
   for (const auto& s : sums) w.json["runs"].push_back(to_json(s));
