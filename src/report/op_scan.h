@@ -9,8 +9,10 @@
 // The scanner walks the object once, matches the fixed keys by length and
 // bytes, reads numbers with std::from_chars and skips any other value
 // (strings with escapes, nested objects and arrays). It never allocates and
-// never reads past `line`. A general JSON parser (nlohmann) took 2.9 s for
-// 1 million such lines here; this takes about 0.2 s (bench/report_vs_python.sh).
+// never reads past `line`. Measured with bench/report_vs_python.sh on 1
+// million such lines (213 MB): `cgmem report --format json` took 0.24 s of
+// CPU (0.15 user, 0.09 sys; reading, scanning and every statistic), a plain
+// Python json.loads per line 2.50 s.
 #pragma once
 
 #include <string_view>
