@@ -84,7 +84,7 @@ int run_native(const MatrixFlags& f, lab::MatrixSpec& spec) {
   sigemptyset(&action.sa_mask);
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
   lab::ChildLauncher launcher(self_exe(), &g_stop);
-  lab::ProgressPrinter progress(stderr);
+  lab::ProgressPrinter progress(stderr, f.progress_lines);
   auto result = lab::run_matrix(spec, o, launcher, progress);
   if (!result) return print_error(result.error()), kFailure;
   if (f.json) fmt::print("{}\n", result_json(*result).dump(2));
@@ -106,6 +106,7 @@ int run_matrix(std::span<char*> args) {
   app.add_flag("--vm", f.vm, "run in the VM (cgmem vm) even if this host could run natively");
   app.add_flag("--native", f.native, "run here; fail if this host has no usable memory controller");
   app.add_option("--claim", f.claim, "the claim file, instead of the spec's `claim`");
+  app.add_flag("--progress-lines", f.progress_lines, "a line per run, no redrawn bar (used inside the VM)")->group("");
   app.add_option("--from", f.from, "start from a copy of this batch (used inside the VM to resume)")->group("");
   app.add_option("--vm-mem", f.vm_mem, "guest RAM when running in the VM")->check(size_validator({}))->capture_default_str();
   app.add_flag("--json", f.json, "print the batch's runs as JSON");

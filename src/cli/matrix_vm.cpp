@@ -63,7 +63,7 @@ std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpe
                                       const std::string& resume_from, unsigned timeout_s) {
   std::vector<std::string> vm = {"vm", "--file", spec.path};
   std::vector<std::string> inner = {"matrix", "/vm/in/" + fs::path(spec.path).filename().string(), "--native",
-                                    "--out", "."};
+                                    "--progress-lines", "--out", "."};
   std::string claim = !f.claim.empty() ? f.claim : spec.claim.value_or("");
   if (!claim.empty()) {
     vm.insert(vm.end(), {"--file", claim});

@@ -11,7 +11,7 @@ namespace cgmem::cli {
 
 struct MatrixFlags {
   std::string spec, out, claim, from;
-  bool resume = false, vm = false, native = false, json = false;
+  bool resume = false, vm = false, native = false, json = false, progress_lines = false;
   std::optional<int> reps;
   std::string order;
   std::optional<uint64_t> seed;

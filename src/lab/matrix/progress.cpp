@@ -30,7 +30,8 @@ double eta_seconds(double remaining_caps_s, double current_cap_s, double current
   return ratio * remaining_caps_s + current_left;
 }
 
-ProgressPrinter::ProgressPrinter(FILE* out) : out_(out), tty_(out && isatty(fileno(out))) {}
+ProgressPrinter::ProgressPrinter(FILE* out, bool lines_only)
+    : out_(out), tty_(out && !lines_only && isatty(fileno(out))) {}
 
 void ProgressPrinter::show(const ProgressState& s) {
   if (!out_ || !tty_) return;

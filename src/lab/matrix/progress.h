@@ -32,7 +32,8 @@ double eta_seconds(double remaining_caps_s, double current_cap_s, double current
 
 class ProgressPrinter {
  public:
-  explicit ProgressPrinter(FILE* out);
+  // lines_only: never redraw, even on a terminal (a VM's serial console).
+  explicit ProgressPrinter(FILE* out, bool lines_only = false);
   void show(const ProgressState& s);   // redraw (terminal only)
   void line(const std::string& text);  // a whole line, above the bar
 
