@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "lab/matrix/plan.h"
 #include "lab/matrix/progress.h"
 #include "lab/matrix/sha256.h"
@@ -140,6 +142,25 @@ TEST(MatrixPlan, ShuffleIsTheSameForTheSameSeed) {
   for (const auto& r : plan(*spec, {})) fixed.push_back(r.name);
   std::sort(fixed.begin(), fixed.end());
   EXPECT_EQ(sorted, fixed);
+}
+
+TEST(MatrixSpec, TheBundledSpecsPlanTheStudysRuns) {
+  auto load = [](const char* name) {
+    auto spec = load_spec(std::string(CGMEM_SOURCE_DIR) + "/examples/" + name + ".toml");
+    EXPECT_TRUE(spec.has_value()) << name << ": " << (spec ? "" : spec.error().message());
+    return spec ? plan(*spec, {}) : std::vector<PlannedRun>{};
+  };
+  auto quick = load("quick");
+  EXPECT_EQ(quick.size(), 31u);  // 2 x 3 workloads x 4 configs, and 7 single runs
+  auto both = std::find_if(quick.begin(), quick.end(), [](auto& r) { return r.name == "anon-over-both-r1"; });
+  ASSERT_NE(both, quick.end());
+  EXPECT_EQ(both->flags.at("high"), "30195712");  // 90% of 32M, page-rounded
+  auto study = load("study");
+  EXPECT_EQ(study.size(), 70u);
+  EXPECT_EQ(study[2].name, "anon-fit-high-r1");
+  EXPECT_EQ(study[2].flags.at("high"), "241590272");
+  EXPECT_EQ(study[2].cap_s, 150);
+  EXPECT_EQ(load("diag").size(), 18u);
 }
 
 TEST(MatrixProgress, LineShowsRunElapsedAndEta) {
