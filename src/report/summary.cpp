@@ -29,16 +29,20 @@ void latency_columns(const Run& run, RunSummary& s) {
   s.p99_last10_ms = quantile(std::move(tail), 0.99);
 }
 
+// Peak: every reading. Final: the latest reading while the workload was
+// alive (an op's, or a sample that lists processes), so the driver's last
+// tick after the kill or the cap, in an empty cgroup, does not count.
 void memory_columns(const Run& run, RunSummary& s) {
   std::optional<double> peak;
   int64_t last_t = INT64_MIN;
-  auto see = [&](int64_t t, double v) {
+  bool any_procs = std::any_of(run.samples.begin(), run.samples.end(), [](const Sample& x) { return !x.procs.empty(); });
+  auto see = [&](int64_t t, double v, bool alive) {
     peak = peak ? std::max(*peak, v) : v;
-    if (t >= last_t) last_t = t, s.final_bytes = v;
+    if (alive && t >= last_t) last_t = t, s.final_bytes = v;
   };
-  for (const auto& op : run.ops) see(op.t_ns + op.lat_ns, static_cast<double>(op.current_after));
+  for (const auto& op : run.ops) see(op.t_ns + op.lat_ns, static_cast<double>(op.current_after), true);
   for (const auto& smp : run.samples)
-    if (smp.memory_current) see(smp.t_ns, static_cast<double>(*smp.memory_current));
+    if (smp.memory_current) see(smp.t_ns, static_cast<double>(*smp.memory_current), !any_procs || !smp.procs.empty());
   s.peak_bytes = peak;
 }
 
