@@ -12,12 +12,14 @@ namespace {
 constexpr Command kCommands[] = {
     {"version", "print cgmem's version and code identity", run_version},
     {"host", "what this machine's kernel and cgroups can do (reads only)", run_host},
-    {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
     {"vm", "run a cgmem command in a VM with a real kernel (QEMU)", run_vm},
-    {"translate", "what systemd, Docker, Kubernetes... write to the memory files, and what it does", run_translate},
     {"workload", "allocate memory like the study's workload, one JSON line per op", run_workload},
     {"run", "run the workload in a new cgroup with limits, sample it, record a run directory", run_run},
     {"gc", "remove cgroups that a killed `cgmem run` left behind", run_gc},
+    {"matrix", "run a study's configs x workloads x repetitions, natively or in the VM", run_matrix},
+    {"report", "summarize run directories and compare them with the kernel's formula", run_report},
+    {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
+    {"translate", "what systemd, Docker, Kubernetes... write to the memory files, and what it does", run_translate},
 };
 
 // Levenshtein distance, for "did you mean".

@@ -13,5 +13,7 @@ int run_translate(std::span<char*> args);
 int run_workload(std::span<char*> args);
 int run_run(std::span<char*> args);
 int run_gc(std::span<char*> args);
+int run_report(std::span<char*> args);
+int run_matrix(std::span<char*> args);
 
 }  // namespace cgmem::cli

@@ -1,0 +1,129 @@
+// cgmem matrix SPEC.toml: every run of a study, natively or in the VM.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+
+#include "cgroup/host_probe.h"
+#include "cli/app.h"
+#include "cli/exit_codes.h"
+#include "cli/handlers.h"
+#include "cli/version.h"
+#include "cli/matrix_vm.h"
+#include "lab/matrix/runner.h"
+
+namespace cgmem::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+volatile std::sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+
+std::string self_exe() {
+  std::error_code ec;
+  auto path = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("cgmem") : path.string();
+}
+
+std::string default_out(const std::string& name) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  return fmt::format("batches/{}-{}", name, stamp);
+}
+
+void print_result(const lab::MatrixResult& r) {
+  for (const auto& n : r.notes) fmt::print("note: {}\n", n);
+  fmt::print("{:<36} {:<16} {:>9}\n", "run", "outcome", "seconds");
+  for (const auto& run : r.runs) {
+    std::string outcome = run.status.empty() ? run.state : run.status;
+    if (run.state == "finished before") outcome += " (before)";
+    fmt::print("{:<36} {:<16} {:>9.1f}\n", run.name, outcome, run.seconds);
+  }
+  fmt::print("batch {}: {} ran, {} finished before{}\n", r.batch_dir, r.ran, r.skipped,
+             r.interrupted ? "; interrupted: rerun with --resume to finish" : "");
+  fmt::print("next: cgmem report {}\n", r.batch_dir);
+}
+
+nlohmann::json result_json(const lab::MatrixResult& r) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& run : r.runs)
+    runs.push_back({{"name", run.name}, {"dir", run.dir}, {"config", run.config}, {"workload", run.workload},
+                    {"rep", run.rep}, {"state", run.state}, {"status", run.status}, {"exit_code", run.exit_code},
+                    {"seconds", run.seconds}});
+  return {{"batch_dir", r.batch_dir}, {"ran", r.ran}, {"skipped", r.skipped}, {"interrupted", r.interrupted},
+          {"notes", r.notes}, {"runs", runs}};
+}
+
+// --from DIR (in the VM): the batch so far, copied in by `cgmem vm --file`.
+Result<void> seed_from(const std::string& from, const std::string& out) {
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  fs::copy(from, out, fs::copy_options::recursive | fs::copy_options::skip_existing, ec);
+  if (ec) return fail("matrix: copy the batch so far: " + ec.message(), from);
+  return {};
+}
+
+int run_native(const MatrixFlags& f, lab::MatrixSpec& spec) {
+  if (!f.claim.empty()) spec.claim = fs::absolute(f.claim).string();
+  if (!f.from.empty())
+    if (auto r = seed_from(f.from, f.out); !r) return print_error(r.error()), kFailure;
+  lab::MatrixOptions o{.out_dir = f.out, .resume = f.resume};
+  o.plan.reps = f.reps;
+  if (!f.order.empty()) o.plan.shuffle = f.order == "shuffle";
+  o.plan.seed = f.seed;
+  o.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
+  lab::ChildLauncher launcher(self_exe(), &g_stop);
+  lab::ProgressPrinter progress(stderr, f.progress_lines);
+  auto result = lab::run_matrix(spec, o, launcher, progress);
+  if (!result) return print_error(result.error()), kFailure;
+  if (f.json) fmt::print("{}\n", result_json(*result).dump(2));
+  else print_result(*result);
+  return result->interrupted || g_stop ? kInterrupted : kOk;
+}
+
+}  // namespace
+
+int run_matrix(std::span<char*> args) {
+  CLI::App app("Run a study's matrix of configs x workloads x repetitions (docs/matrix.md).", "matrix");
+  MatrixFlags f;
+  app.add_option("SPEC", f.spec, "the matrix spec (TOML), e.g. examples/quick.toml")->required();
+  app.add_option("--out", f.out, "the batch directory (default: batches/NAME-TIMESTAMP)");
+  app.add_flag("--resume", f.resume, "finish a batch: skip runs with outcome.json, rerun the others");
+  app.add_option("--reps", f.reps, "repetitions (overrides the spec's)")->check(CLI::Range(1, 1000));
+  app.add_option("--order", f.order, "fixed (the spec's order) or shuffle")->check(CLI::IsMember({"fixed", "shuffle"}));
+  app.add_option("--seed", f.seed, "the shuffle's seed");
+  app.add_flag("--vm", f.vm, "run in the VM (cgmem vm) even if this host could run natively");
+  app.add_flag("--native", f.native, "run here; fail if this host has no usable memory controller");
+  app.add_option("--claim", f.claim, "the claim file, instead of the spec's `claim`");
+  app.add_flag("--progress-lines", f.progress_lines, "a line per run, no redrawn bar (used inside the VM)")->group("");
+  app.add_option("--from", f.from, "start from a copy of this batch (used inside the VM to resume)")->group("");
+  app.add_option("--vm-mem", f.vm_mem, "guest RAM when running in the VM")->check(size_validator({}))->capture_default_str();
+  app.add_flag("--json", f.json, "print the batch's runs as JSON");
+  if (int code = parse(app, args); code >= 0) return code;
+  if (f.vm && f.native) return print_error("--vm and --native exclude each other"), kUsage;
+  if (f.resume && f.out.empty()) return print_error("--resume needs --out: the batch directory to finish"), kUsage;
+  auto spec = lab::load_spec(f.spec);
+  if (!spec) return print_error(spec.error()), kUsage;
+  if (f.out.empty()) f.out = default_out(spec->name);
+  if (f.native) return run_native(f, *spec);
+  if (!f.vm) {
+    auto host = cgroup::probe_host();
+    if (host.memory_controller_usable) return run_native(f, *spec);
+    fmt::print(stderr, "cgmem matrix: no usable cgroup v2 memory controller here ({}); running the matrix in the VM\n",
+               host.memory_reason);
+  }
+  return run_matrix_in_vm(f, *spec);
+}
+
+}  // namespace cgmem::cli

@@ -1,0 +1,108 @@
+#include "cli/matrix_vm.h"
+
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "cli/app.h"
+#include "cli/exit_codes.h"
+#include "lab/matrix/plan.h"
+
+extern char** environ;
+
+namespace cgmem::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every cap, plus a fifth for the driver's own work, plus 5 minutes to boot
+// and copy results back.
+unsigned timeout_for(const MatrixFlags& f, const lab::MatrixSpec& spec) {
+  lab::PlanOptions o{.reps = f.reps};
+  double total = 0;
+  for (const auto& run : lab::plan(spec, o)) total += run.cap_s + 2;
+  return static_cast<unsigned>(std::ceil(total * 1.2 + 300));
+}
+
+int spawn_and_wait(const std::vector<std::string>& args) {
+  std::string exe = fs::read_symlink("/proc/self/exe").string();
+  std::vector<char*> argv = {exe.data()};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+    print_error(Error{.what = "start `cgmem vm`", .err = errno, .path = exe});
+    return kFailure;
+  }
+  // SIGINT reaches `cgmem vm` too (same process group); it stops QEMU and returns.
+  signal(SIGINT, SIG_IGN);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  signal(SIGINT, SIG_DFL);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Moves what the guest wrote (runs, batch.json) over the host batch.
+void merge_back(const fs::path& from, const fs::path& into) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(from, ec)) {
+    fs::path target = into / entry.path().filename();
+    fs::remove_all(target, ec);
+    fs::rename(entry.path(), target, ec);
+  }
+  fs::remove_all(from, ec);
+}
+
+}  // namespace
+
+std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpec& spec, const std::string& vm_out,
+                                      const std::string& resume_from, unsigned timeout_s) {
+  std::vector<std::string> vm = {"vm", "--file", spec.path};
+  std::vector<std::string> inner = {"matrix", "/vm/in/" + fs::path(spec.path).filename().string(), "--native",
+                                    "--progress-lines", "--out", "."};
+  std::string claim = !f.claim.empty() ? f.claim : spec.claim.value_or("");
+  if (!claim.empty()) {
+    vm.insert(vm.end(), {"--file", claim});
+    inner.insert(inner.end(), {"--claim", "/vm/in/" + fs::path(claim).filename().string()});
+  }
+  if (!resume_from.empty()) {
+    vm.insert(vm.end(), {"--file", resume_from});
+    inner.insert(inner.end(), {"--resume", "--from", "/vm/in/" + fs::path(resume_from).filename().string()});
+  }
+  if (f.reps) inner.insert(inner.end(), {"--reps", std::to_string(*f.reps)});
+  if (!f.order.empty()) inner.insert(inner.end(), {"--order", f.order});
+  if (f.seed) inner.insert(inner.end(), {"--seed", std::to_string(*f.seed)});
+  if (f.json) inner.push_back("--json");
+  // The --file options go first: CLI11 2.1 lets an inner `--out` after `--`
+  // reach `cgmem vm` when the last option before `--` takes many values.
+  vm.insert(vm.end(), {"--out", vm_out, "--timeout", std::to_string(timeout_s), "--mem", f.vm_mem, "--disk", "2G"});
+  vm.push_back("--");
+  vm.insert(vm.end(), inner.begin(), inner.end());
+  return vm;
+}
+
+int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec) {
+  fs::path out = fs::absolute(f.out).lexically_normal();
+  bool resuming = f.resume && fs::exists(out / "batch.json");
+  if (!f.resume && fs::exists(out / "batch.json")) {
+    print_error(Error{.what = "matrix: this directory already holds a batch", .path = out.string(),
+                      .hint = "pass --resume to finish it, or --out another directory"});
+    return kFailure;
+  }
+  fs::path vm_out = out;
+  if (resuming) {
+    vm_out = out.string() + ".resume";
+    for (int n = 2; fs::exists(vm_out); ++n) vm_out = fmt::format("{}.resume-{}", out.string(), n);
+  }
+  auto args = vm_arguments(f, spec, vm_out.string(), resuming ? out.string() : "", timeout_for(f, spec));
+  int code = spawn_and_wait(args);
+  if (resuming && fs::exists(vm_out / "batch.json")) merge_back(vm_out, out);
+  if (fs::exists(out / "batch.json")) fmt::print(stderr, "cgmem matrix: batch in {}\n", out.string());
+  return code;
+}
+
+}  // namespace cgmem::cli

@@ -1,0 +1,29 @@
+// `cgmem matrix` in the VM: the same command, run by `cgmem vm` with the spec
+// and the claim copied in, the batch coming back as --out.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "lab/matrix/spec.h"
+
+namespace cgmem::cli {
+
+struct MatrixFlags {
+  std::string spec, out, claim, from;
+  bool resume = false, vm = false, native = false, json = false, progress_lines = false;
+  std::optional<int> reps;
+  std::string order;
+  std::optional<uint64_t> seed;
+  std::string vm_mem = "1G";
+};
+
+// The `cgmem vm` arguments that run this matrix in the guest. `vm_out` is
+// where the guest's working directory (the batch) comes back; `resume_from`
+// names the host batch copied in to be finished, or is empty.
+std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpec& spec, const std::string& vm_out,
+                                      const std::string& resume_from, unsigned timeout_s);
+
+int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec);
+
+}  // namespace cgmem::cli

@@ -1,0 +1,80 @@
+#include "lab/matrix/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace cgmem::lab {
+
+namespace {
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::string replace_all(std::string text, const std::string& key, const std::string& value) {
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+    text.replace(at, key.size(), value);
+  return text;
+}
+
+std::string substitute(const std::string& text, const std::string& batch_dir) {
+  return replace_all(replace_all(text, "{scratch}", scratch_dir(batch_dir)), "{batch}", batch_dir);
+}
+
+PlannedRun make_run(const MatrixSpec& spec, const WorkloadSpec& w, const ConfigSpec& c, int rep,
+                    const PlanOptions& o) {
+  PlannedRun r{.name = fmt::format("{}-{}-r{}", w.name, c.name, rep), .config = c.name, .workload = w.name, .rep = rep};
+  r.flags = spec.defaults;
+  for (const auto& [k, v] : c.flags) r.flags[k] = v;
+  for (const auto& [k, v] : w.flags) r.flags[k] = v;
+  std::erase_if(r.flags, [](const auto& kv) { return kv.second.empty(); });
+  for (auto& [k, v] : r.flags)
+    if (v.ends_with('%'))
+      if (auto bytes = resolve_percent(r.flags, k)) v = *bytes;
+  for (const auto& a : w.args) r.workload_args.push_back(substitute(a, o.batch_dir));
+  if (auto cap = r.flags.find("cap"); cap != r.flags.end()) r.cap_s = parse_seconds(cap->second, 1).value_or(60);
+  return r;
+}
+
+}  // namespace
+
+std::vector<PlannedRun> plan(const MatrixSpec& spec, const PlanOptions& o) {
+  auto reps_of = [&](const WorkloadSpec& w) { return w.reps.value_or(o.reps.value_or(spec.reps)); };
+  int max_reps = 0;
+  for (const auto& w : spec.workloads) max_reps = std::max(max_reps, reps_of(w));
+  std::vector<PlannedRun> runs;
+  for (int rep = 1; rep <= max_reps; ++rep) {
+    for (const auto& w : spec.workloads) {
+      if (rep > reps_of(w)) continue;
+      for (const auto& c : spec.configs) {
+        bool wanted = w.configs.empty() || std::find(w.configs.begin(), w.configs.end(), c.name) != w.configs.end();
+        if (wanted) runs.push_back(make_run(spec, w, c, rep, o));
+      }
+    }
+  }
+  if (o.shuffle.value_or(spec.shuffle)) {
+    uint64_t state = o.seed.value_or(spec.seed);
+    for (size_t i = runs.size(); i > 1; --i) std::swap(runs[i - 1], runs[splitmix64(state) % i]);
+  }
+  return runs;
+}
+
+std::string scratch_dir(const std::string& batch_dir) { return batch_dir + "/scratch"; }
+
+std::vector<std::string> run_arguments(const PlannedRun& run, const std::string& run_dir) {
+  std::vector<std::string> args = {"run", "--name", run.name, "--out", run_dir};
+  for (const auto& [key, value] : run.flags) {
+    args.push_back(run_flag(key));
+    args.push_back(value);
+  }
+  args.push_back("--quiet");
+  args.push_back("--");
+  args.insert(args.end(), run.workload_args.begin(), run.workload_args.end());
+  return args;
+}
+
+}  // namespace cgmem::lab

@@ -1,0 +1,51 @@
+#include "lab/matrix/progress.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace cgmem::lab {
+
+std::string clock_text(double seconds) {
+  auto s = static_cast<long>(std::lround(std::max(0.0, seconds)));
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+std::string progress_line(const ProgressState& s, int bar_width) {
+  double share = s.total ? static_cast<double>(s.index - 1) / static_cast<double>(s.total) : 0;
+  int filled = static_cast<int>(share * bar_width);
+  std::string bar = std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(bar_width - filled), '-');
+  int digits = static_cast<int>(std::to_string(s.total).size());
+  return fmt::format("matrix [{}] {:>{}}/{} {}  run {}  elapsed {}  ETA {}", bar, s.index, digits, s.total, s.name,
+                     clock_text(s.run_s), clock_text(s.elapsed_s), clock_text(s.eta_s));
+}
+
+double eta_seconds(double remaining_caps_s, double current_cap_s, double current_run_s, double done_s,
+                   double done_cap_s) {
+  double ratio = done_cap_s > 0 ? std::min(1.0, done_s / done_cap_s) : 1.0;
+  double current_left = std::max(0.0, ratio * current_cap_s - current_run_s);
+  return ratio * remaining_caps_s + current_left;
+}
+
+ProgressPrinter::ProgressPrinter(FILE* out, bool lines_only)
+    : out_(out), tty_(out && !lines_only && isatty(fileno(out))) {}
+
+void ProgressPrinter::show(const ProgressState& s) {
+  if (!out_ || !tty_) return;
+  fmt::print(out_, "\r\033[K{}", progress_line(s));
+  std::fflush(out_);
+  drawn_ = true;
+}
+
+void ProgressPrinter::line(const std::string& text) {
+  if (!out_) return;
+  if (drawn_) fmt::print(out_, "\r\033[K");
+  fmt::print(out_, "{}\n", text);
+  std::fflush(out_);
+  drawn_ = false;
+}
+
+}  // namespace cgmem::lab

@@ -1,0 +1,211 @@
+#include "lab/matrix/runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lab/matrix/sha256.h"
+
+namespace cgmem::lab {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+constexpr int kExitUsage = 2, kExitUnavailable = 3, kExitInterrupted = 130;
+
+double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+Result<Json> read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return sys_error("read", path.string());
+  Json j = Json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return fail("read: not a JSON object", path.string(), "move the file away");
+  return j;
+}
+
+Result<void> write_json(const fs::path& path, const Json& j) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << "\n";
+    if (!out) return fail("write", tmp.string(), "check that the batch directory is writable");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) return fail("rename into place: " + ec.message(), path.string());
+  return {};
+}
+
+Json run_entry(const RunRecord& r) {
+  return {{"dir", r.name}, {"config", r.config}, {"workload", r.workload}, {"rep", r.rep},
+          {"state", r.state}, {"status", r.status.empty() ? Json(nullptr) : Json(r.status)}};
+}
+
+std::string outcome_status(const fs::path& run_dir) {
+  auto j = read_json(run_dir / "outcome.json");
+  if (!j) return "";
+  auto it = j->find("status");
+  return it != j->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The batch record: started once, updated after every run.
+struct Batch {
+  fs::path dir;
+  Json json;
+  Result<void> save(const std::vector<RunRecord>& runs) {
+    json["runs"] = Json::array();
+    for (const auto& r : runs) json["runs"].push_back(run_entry(r));
+    json["updated_at"] = utc_now();
+    return write_json(dir / "batch.json", json);
+  }
+};
+
+Result<Batch> open_batch(const MatrixSpec& spec, const MatrixOptions& o, const std::optional<std::string>& claim,
+                         MatrixResult& result) {
+  Batch b{.dir = fs::path(o.out_dir)};
+  fs::path file = b.dir / "batch.json";
+  if (fs::exists(file)) {
+    if (!o.resume)
+      return fail("matrix: this directory already holds a batch", b.dir.string(),
+                  "pass --resume to finish it, or --out another directory");
+    auto old = read_json(file);
+    if (!old) return std::unexpected(old.error());
+    b.json = *old;
+    std::string recorded = b.json.value("claim_sha256", Json()).is_string() ? b.json["claim_sha256"].get<std::string>() : "";
+    if (recorded != claim.value_or(""))
+      return fail(fmt::format("matrix: the claim changed since the batch started (sha256 {} then, {} now)",
+                              recorded.empty() ? "none" : recorded, claim.value_or("none")),
+                  spec.claim.value_or(""), "restore the claim as it was, or start a new batch with --out");
+    if (b.json.value("code", Json()) != o.code)
+      result.notes.push_back("this cgmem build differs from the one that started the batch; "
+                             "`cgmem report` will refuse the mix unless --allow-mixed");
+    return b;
+  }
+  std::error_code ec;
+  fs::create_directories(b.dir, ec);
+  if (ec) return fail("matrix: create the batch directory: " + ec.message(), b.dir.string(), "pick another --out");
+  b.json = {{"schema", 1}, {"name", spec.name}, {"spec", fs::absolute(spec.path).string()},
+            {"claim", spec.claim ? Json(*spec.claim) : Json(nullptr)},
+            {"claim_sha256", claim ? Json(*claim) : Json(nullptr)}, {"started_at", utc_now()}, {"code", o.code}};
+  return b;
+}
+
+Result<void> check_claim(const MatrixSpec& spec, const std::optional<std::string>& recorded) {
+  if (!spec.claim) return {};
+  auto now = sha256_file(*spec.claim);
+  if (!now) return std::unexpected(now.error());
+  if (*now != *recorded)
+    return fail(fmt::format("matrix: the claim changed after the batch started (sha256 {} then, {} now)", *recorded, *now),
+                *spec.claim, "restore the claim as it was, or start a new batch with --out");
+  return {};
+}
+
+}  // namespace
+
+Result<void> record_claim(const std::string& run_dir, const std::string& claim_sha256) {
+  fs::path meta = fs::path(run_dir) / "meta.json";
+  auto j = read_json(meta);
+  if (!j) return std::unexpected(j.error());
+  if ((*j).value("claim_sha256", Json()) == Json(claim_sha256)) return {};
+  (*j)["claim_sha256"] = claim_sha256;
+  return write_json(meta, *j);
+}
+
+Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& o, Launcher& launcher,
+                                ProgressPrinter& progress) {
+  MatrixResult result{.batch_dir = o.out_dir};
+  std::optional<std::string> claim;
+  if (spec.claim) {
+    auto hash = sha256_file(*spec.claim);
+    if (!hash) return std::unexpected(hash.error());
+    claim = *hash;
+  }
+  auto batch = open_batch(spec, o, claim, result);
+  if (!batch) return std::unexpected(batch.error());
+  PlanOptions po = o.plan;
+  po.batch_dir = fs::absolute(o.out_dir).lexically_normal().string();
+  auto runs = plan(spec, po);
+  for (const auto& r : runs)
+    result.runs.push_back({.name = r.name, .config = r.config, .workload = r.workload,
+                           .dir = (fs::path(po.batch_dir) / r.name).string(), .rep = r.rep, .state = "unfinished"});
+  for (auto& rec : result.runs)
+    if (fs::exists(fs::path(rec.dir) / "outcome.json")) rec.state = "finished before", rec.status = outcome_status(rec.dir);
+  if (auto s = batch->save(result.runs); !s) return std::unexpected(s.error());
+
+  std::error_code scratch_ec;
+  fs::create_directories(scratch_dir(po.batch_dir), scratch_ec);
+  double started = now_s(), done_s = 0, done_cap_s = 0, remaining_caps = 0;
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (result.runs[i].state == "unfinished") remaining_caps += runs[i].cap_s;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    RunRecord& rec = result.runs[i];
+    if (rec.state == "finished before") {
+      ++result.skipped;
+      continue;
+    }
+    if (auto c = check_claim(spec, claim); !c) return std::unexpected(c.error());
+    std::error_code ec;
+    if (fs::exists(rec.dir)) {
+      progress.line(fmt::format("matrix: {} did not finish before; running it again", rec.name));
+      fs::remove_all(rec.dir, ec);
+    }
+    remaining_caps -= runs[i].cap_s;
+    double run_start = now_s();
+    ProgressState state{.index = i + 1, .total = runs.size(), .name = rec.name};
+    auto tick = [&] {
+      state.run_s = now_s() - run_start;
+      state.elapsed_s = now_s() - started;
+      state.eta_s = eta_seconds(remaining_caps, runs[i].cap_s, state.run_s, done_s, done_cap_s);
+      progress.show(state);
+    };
+    tick();
+    auto code = launcher.launch(run_arguments(runs[i], rec.dir), tick);
+    if (!code) return std::unexpected(code.error());
+    rec.exit_code = *code;
+    rec.seconds = now_s() - run_start;
+    bool finished = fs::exists(fs::path(rec.dir) / "outcome.json");
+    rec.state = finished ? "finished" : "unfinished";
+    rec.status = finished ? outcome_status(rec.dir) : "";
+    if (claim && fs::exists(fs::path(rec.dir) / "meta.json"))
+      if (auto r = record_claim(rec.dir, *claim); !r) return std::unexpected(r.error());
+    ++result.ran;
+    done_s += rec.seconds;
+    done_cap_s += runs[i].cap_s;
+    progress.line(fmt::format("matrix: {:>{}}/{} {}: {} ({:.1f} s)", i + 1, std::to_string(runs.size()).size(),
+                              runs.size(), rec.name, rec.status.empty() ? "no outcome.json" : rec.status, rec.seconds));
+    if (auto s = batch->save(result.runs); !s) return std::unexpected(s.error());
+    if (*code == kExitInterrupted || rec.status == "interrupted") {
+      result.interrupted = true;
+      break;
+    }
+    if (!finished && (*code == kExitUsage || *code == kExitUnavailable))
+      return fail(fmt::format("matrix: `cgmem run` refused {} (exit code {}); its message is above", rec.name, *code),
+                  rec.dir, "fix the spec or the host, then rerun with --resume");
+  }
+  bool all_finished = std::all_of(result.runs.begin(), result.runs.end(),
+                                  [](const RunRecord& r) { return r.state != "unfinished"; });
+  if (all_finished) fs::remove_all(scratch_dir(po.batch_dir), scratch_ec);
+  return result;
+}
+
+}  // namespace cgmem::lab

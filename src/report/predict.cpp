@@ -1,0 +1,234 @@
+#include "report/predict.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/penalty.h"
+#include "model/predict.h"
+#include "model/wheel.h"
+#include "report/stats.h"
+
+namespace cgmem::report {
+
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+constexpr double kKiB = 1024.0;
+
+model::Kernel kernel_of(const Meta& m) {
+  return model::Kernel{.hz = static_cast<uint32_t>(m.hz), .batch = 64, .page_size = m.page_size};
+}
+
+bool high_set(const Meta& m) { return m.high && !m.high->is_max(); }
+
+// The memory.high the throttle ran under: the run's, or the one the workload
+// wrote to its own cgroup after growing (--set-own-high, the clamp runs).
+Meta with_effective_high(Meta m) {
+  if (!high_set(m) && m.set_own_high) m.high = Limit::of(*m.set_own_high);
+  return m;
+}
+bool max_set(const Meta& m) { return m.max && !m.max->is_max(); }
+
+// The formula's sleep for one batch at memory.current `bytes`, in jiffies
+// (0 when the kernel would not sleep there).
+uint64_t sleep_jiffies(uint64_t bytes, const Meta& m, const model::Kernel& k) {
+  auto p = model::penalty(model::to_pages(bytes, k), model::to_pages(m.high->bytes(), k), k);
+  return p.sleeps ? p.jiffies : 0;
+}
+
+uint64_t op_pages(const Op& op, const Meta& m) {
+  if (op.phase == Phase::kOwnHigh) return 1;
+  return std::max<uint64_t>(1, m.chunk_bytes / m.page_size);
+}
+
+struct OpSleep {
+  const Op* op;
+  uint64_t sleeps;
+  double formula_ms;  // one sleep, at the op's mean memory.current
+  double step_ms;     // the timer wheel's step for that sleep
+  uint32_t level;     // the timer wheel's level (0: 1-jiffy steps)
+};
+
+// The ops whose high counter rose by a whole number of sleeps (>= 1).
+std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model::Kernel& k, SleepCheck& c) {
+  std::vector<OpSleep> out;
+  c.ops = run.ops.size();
+  for (const auto& op : run.ops) {
+    if (op.high_after <= op.high_before) continue;
+    ++c.ops_with_rise;
+    uint64_t rise = op.high_after - op.high_before;
+    if (rise % kEventsPerSleep != 0) {
+      ++c.skipped_not_multiple;
+      continue;
+    }
+    uint64_t mid = op.current_before / 2 + op.current_after / 2;
+    uint64_t j = sleep_jiffies(mid, meta, k);
+    auto wheel = model::wheel_sleep(j, k);
+    out.push_back({&op, rise / kEventsPerSleep, model::jiffies_to_ms(j, k),
+                   model::jiffies_to_ms(wheel.step_jiffies, k), wheel.level});
+  }
+  return out;
+}
+
+void ratios(const std::vector<OpSleep>& ops, SleepCheck& c) {
+  std::vector<double> ratio, wheel, level0, upper;
+  uint64_t within = 0;
+  for (const auto& s : ops) {
+    if (s.formula_ms <= 0) {
+      ++c.formula_no_sleep;
+      continue;
+    }
+    double lat = static_cast<double>(s.op->lat_ns) / kNsPerMs;
+    double r = lat / (static_cast<double>(s.sleeps) * s.formula_ms);
+    double w = lat / (static_cast<double>(s.sleeps) * (s.formula_ms + s.step_ms / 2));
+    ratio.push_back(r);
+    wheel.push_back(w);
+    (s.level == 0 ? level0 : upper).push_back(w);
+    if (std::fabs(r - 1.0) <= 0.3) ++within;
+  }
+  c.compared = ratio.size();
+  c.median_ratio = median(ratio);
+  c.median_ratio_wheel = median(wheel);
+  c.median_ratio_wheel_level0 = median(level0);
+  c.median_ratio_wheel_upper = median(upper);
+  if (!ratio.empty()) c.within_30 = static_cast<double>(within) / static_cast<double>(ratio.size());
+}
+
+void phases(const std::vector<OpSleep>& ops, SleepCheck& c) {
+  std::vector<double> long_sleeps;
+  double throttled = 0, slow = 0;
+  for (const auto& s : ops) {
+    double lat = static_cast<double>(s.op->lat_ns);
+    throttled += lat;
+    if (s.sleeps >= 32) slow += lat;
+    if (s.formula_ms >= 50) long_sleeps.push_back(static_cast<double>(s.sleeps));
+  }
+  c.median_sleeps_50ms = median(long_sleeps);
+  if (throttled > 0) c.slow_phase_share = slow / throttled;
+}
+
+void fill_bins(const std::vector<OpSleep>& ops, const Meta& m, std::vector<SleepBin>& bins) {
+  for (const auto& s : ops) {
+    if (s.formula_ms <= 0) continue;
+    for (size_t i = 0; i < bins.size(); ++i) {
+      bool last = i + 1 == bins.size();
+      if (s.formula_ms >= bins[i].lo_ms && (s.formula_ms < bins[i].hi_ms || (last && s.formula_ms <= bins[i].hi_ms))) {
+        double per_batch = static_cast<double>(s.sleeps) * 64.0 / static_cast<double>(op_pages(*s.op, m));
+        bins[i].sleeps_per_batch.push_back(per_batch);
+        break;
+      }
+    }
+  }
+}
+
+double seconds_since_start(const Run& run, int64_t t_ns) {
+  return static_cast<double>(t_ns - run.meta.started_mono_ns) / 1e9;
+}
+
+// The model of this run's memory.high, with k sleeps per 64-page batch.
+model::Throttle throttle(const Meta& m, const model::Kernel& k, double sleeps_per_batch) {
+  return model::Throttle{.kernel = k, .high = m.high->bytes(), .sleeps_per_batch = sleeps_per_batch,
+                         .procs = static_cast<uint32_t>(std::max(1, m.procs))};
+}
+
+std::optional<KillCheck> kill_check(const Run& run, const Meta& meta, const model::Kernel& k) {
+  if (!max_set(meta)) return std::nullopt;
+  const Op* first = nullptr;
+  for (const auto& op : run.ops) {
+    if (op.high_after - op.high_before >= kEventsPerSleep && (!first || op.t_ns < first->t_ns)) first = &op;
+  }
+  if (!first) return std::nullopt;
+  KillCheck c;
+  c.sleep_start_s = seconds_since_start(run, first->t_ns);
+  c.sleep_start_bytes = first->current_before;
+  c.max_bytes = meta.max->bytes();
+  auto per_page = model::grow(throttle(meta, k, k.batch), c.sleep_start_bytes, c.max_bytes);
+  auto per_batch = model::grow(throttle(meta, k, 1), c.sleep_start_bytes, c.max_bytes);
+  c.predicted_page_s = c.sleep_start_s + per_page.seconds;
+  c.predicted_batch_s = c.sleep_start_s + per_batch.seconds;
+  if (run.outcome && run.outcome->status == "oom_killed") c.measured_s = run.outcome->time_to_kill_s;
+  c.duration_s = run.outcome ? run.outcome->duration_s : 0;
+  return c;
+}
+
+std::optional<PsiCheck> psi_check(const Run& run) {
+  std::vector<double> quiet;
+  for (const auto& op : run.ops)
+    if (op.high_after == op.high_before) quiet.push_back(static_cast<double>(op.lat_ns) / kNsPerMs);
+  auto normal = median(quiet);
+  if (!normal) return std::nullopt;
+  PsiCheck c;
+  c.normal_ms = *normal;
+  for (const auto& op : run.ops)
+    c.excess_s += std::max(0.0, static_cast<double>(op.lat_ns) / kNsPerMs - c.normal_ms) / 1000.0;
+  for (const auto& s : run.samples)
+    if (s.memory_pressure) c.psi_some_s = s.memory_pressure->some_total_us / 1e6;
+  if (c.psi_some_s && c.excess_s > 0) c.ratio = *c.psi_some_s / c.excess_s;
+  return c;
+}
+
+std::optional<GrowthCheck> growth_check(const Run& run, const Meta& meta, const model::Kernel& k) {
+  std::vector<const Sample*> mem;
+  for (const auto& s : run.samples)
+    if (s.memory_current) mem.push_back(&s);
+  if (mem.size() < 2) return std::nullopt;
+  const Sample* end = mem.back();
+  double run_s = static_cast<double>(end->t_ns - mem.front()->t_ns) / 1e9;
+  GrowthCheck g;
+  g.procs = std::max(1, meta.procs);
+  g.window_s = std::min(60.0, run_s / 2);
+  if (g.window_s <= 0) return std::nullopt;
+  int64_t start_t = end->t_ns - static_cast<int64_t>(g.window_s * 1e9);
+  auto it = std::lower_bound(mem.begin(), mem.end(), start_t, [](const Sample* s, int64_t t) { return s->t_ns < t; });
+  const Sample* begin = *it;
+  double span_s = static_cast<double>(end->t_ns - begin->t_ns) / 1e9;
+  if (span_s <= 0) return std::nullopt;
+  g.window_s = span_s;
+  g.end_bytes = static_cast<double>(*end->memory_current);
+  g.measured_kib_s = (g.end_bytes - static_cast<double>(*begin->memory_current)) / kKiB / span_s;
+  double per_page = model::growth_rate(throttle(meta, k, k.batch), *end->memory_current);
+  double per_batch = model::growth_rate(throttle(meta, k, 1), *end->memory_current);
+  if (std::isfinite(per_page)) g.model_page_kib_s = per_page / kKiB;
+  if (std::isfinite(per_batch)) g.model_batch_kib_s = per_batch / kKiB;
+  return g;
+}
+
+}  // namespace
+
+std::vector<SleepBin> sleep_bins(int hz) {
+  model::Kernel k{.hz = static_cast<uint32_t>(hz)};
+  std::vector<double> edges = {model::jiffies_to_ms(k.hz / 100 + 1, k), 25, 50, 100, 200, 400,
+                               model::jiffies_to_ms(2 * k.hz, k)};
+  std::vector<SleepBin> bins;
+  for (size_t i = 0; i + 1 < edges.size(); ++i) bins.push_back({.lo_ms = edges[i], .hi_ms = edges[i + 1]});
+  return bins;
+}
+
+RunPrediction predict(const Run& run) {
+  RunPrediction p{.name = run.meta.name, .config = run.config, .workload = run.workload, .hz = run.meta.hz};
+  const Meta meta = with_effective_high(run.meta);
+  if (!high_set(meta)) {
+    p.skipped = "no memory.high";
+    return p;
+  }
+  if (run.meta.hz <= 0) {
+    p.skipped = "meta.json has no host.hz";
+    return p;
+  }
+  model::Kernel k = kernel_of(meta);
+  p.bins = sleep_bins(run.meta.hz);
+  if (meta.procs <= 1) {
+    SleepCheck c;
+    auto ops = sleeping_ops(run, meta, k, c);
+    ratios(ops, c);
+    phases(ops, c);
+    fill_bins(ops, meta, p.bins);
+    p.sleeps = c;
+  }
+  p.kill = kill_check(run, meta, k);
+  p.psi = psi_check(run);
+  p.growth = growth_check(run, meta, k);
+  return p;
+}
+
+}  // namespace cgmem::report

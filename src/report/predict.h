@@ -1,0 +1,89 @@
+// The prediction sections: the study's comparison of each run with the
+// kernel's throttle arithmetic (src/model), at the run's own HZ and page
+// size (meta.json host.hz, host.page_size). docs/report.md says how each
+// number is computed; the section numbers follow the study's predict.md.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/run.h"
+
+namespace cgmem::report {
+
+// reclaim_high() runs once and is retried MAX_RECLAIM_RETRIES (16) times
+// before a sleep when nothing is reclaimable: the high counter rises by 17.
+inline constexpr uint64_t kEventsPerSleep = 17;
+
+// (1) sleeps per op and the length of each sleep.
+struct SleepCheck {
+  uint64_t ops = 0;                   // ops in the run
+  uint64_t ops_with_rise = 0;         // high counter rose during the op
+  uint64_t skipped_not_multiple = 0;  // rise not a multiple of 17
+  uint64_t formula_no_sleep = 0;      // slept, but the formula says no sleep there
+  uint64_t compared = 0;              // ops in the ratio
+  std::optional<double> median_ratio;        // latency / (sleeps x formula)
+  std::optional<double> within_30;           // share with |ratio - 1| <= 0.3
+  std::optional<double> median_ratio_wheel;  // with half a timer-wheel step added per sleep
+  std::optional<double> median_ratio_wheel_level0;  // sleeps under 63 jiffies (1-jiffy step)
+  std::optional<double> median_ratio_wheel_upper;   // sleeps of 63 jiffies or more
+  // (1c) phases
+  std::optional<double> median_sleeps_50ms;  // median sleeps per op, formula >= 50 ms
+  std::optional<double> slow_phase_share;    // throttled time in ops with >= 32 sleeps
+};
+
+// One formula-sleep bin of the sleeps-per-64-pages table.
+struct SleepBin {
+  double lo_ms = 0, hi_ms = 0;
+  std::vector<double> sleeps_per_batch;  // one per op
+};
+
+// (3) time to the OOM kill.
+struct KillCheck {
+  double sleep_start_s = 0;       // first op that slept, from the run's start
+  uint64_t sleep_start_bytes = 0; // memory.current before it
+  uint64_t max_bytes = 0;
+  double predicted_page_s = 0;    // start + sum of one sleep per page up to max
+  double predicted_batch_s = 0;   // start + one sleep per 64 pages
+  std::optional<double> measured_s;  // time to kill, if killed
+  double duration_s = 0;
+};
+
+// (4) PSI against the time ops spent over their normal latency.
+struct PsiCheck {
+  double normal_ms = 0;       // median latency of ops with no high event
+  double excess_s = 0;        // sum over ops of max(0, latency - normal)
+  std::optional<double> psi_some_s;
+  std::optional<double> ratio;  // psi / excess
+};
+
+// (5) growth at the end of the run.
+struct GrowthCheck {
+  int procs = 1;
+  double window_s = 0;                 // min(60 s, half the run)
+  double end_bytes = 0;
+  double measured_kib_s = 0;
+  std::optional<double> model_page_kib_s;   // procs x 1 page per sleep
+  std::optional<double> model_batch_kib_s;  // procs x 64 pages per sleep
+};
+
+struct RunPrediction {
+  std::string name, config, workload;
+  int hz = 0;
+  std::string skipped;  // why the run has no predictions, if so
+  std::optional<SleepCheck> sleeps;
+  std::optional<KillCheck> kill;
+  std::optional<PsiCheck> psi;
+  std::optional<GrowthCheck> growth;
+  std::vector<SleepBin> bins;
+};
+
+RunPrediction predict(const Run& run);
+
+// The bin edges at this HZ: the shortest sleep the kernel takes
+// (HZ/100 + 1 jiffies), 25, 50, 100, 200, 400 ms and the 2 * HZ cap.
+std::vector<SleepBin> sleep_bins(int hz);
+
+}  // namespace cgmem::report

@@ -1,0 +1,171 @@
+#include "report/predict_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace cgmem::report {
+
+namespace {
+
+std::string count(uint64_t v) { return std::to_string(v); }
+std::string ratio3(std::optional<double> v) { return num_fixed(v, 3); }
+
+Section sleeps_section(const std::vector<RunPrediction>& runs) {
+  Section s{.title = "1. Sleeps per op and the length of each sleep"};
+  s.paragraphs.push_back(
+      "Sleeps per op = rise of memory.events high during the op / 17 (one reclaim and 16 retries "
+      "before each sleep); ops whose rise is not a multiple of 17 are skipped and counted. The "
+      "formula is the kernel's penalty for one 64-page batch at the op's mean memory.current, "
+      "clamped to 2 x HZ, zero when it is HZ/100 jiffies or less. Ratio = latency / (sleeps x "
+      "formula); \"+ half step\" adds half the timer wheel's step for that sleep length to each sleep.");
+  Table t{.head = {"run", "config", "HZ", "ops", "ops with a rise", "skipped (not x17)",
+                   "formula: no sleep", "compared", "median ratio", "within 30%",
+                   "median ratio + half step", "+ half step, step 1 jiffy", "+ half step, longer sleeps"}};
+  for (const auto& r : runs) {
+    if (!r.sleeps) continue;
+    const auto& c = *r.sleeps;
+    t.rows.push_back({r.name, r.config, std::to_string(r.hz), count(c.ops), count(c.ops_with_rise),
+                      count(c.skipped_not_multiple), count(c.formula_no_sleep), count(c.compared),
+                      ratio3(c.median_ratio), percent(c.within_30), ratio3(c.median_ratio_wheel),
+                      ratio3(c.median_ratio_wheel_level0), ratio3(c.median_ratio_wheel_upper)});
+  }
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+// Sleeps per 64 pages by formula-sleep bin, summed over the runs of each
+// workload and config.
+Section bins_section(const std::vector<RunPrediction>& runs) {
+  Section s{.title = "1b. Sleeps per 64 pages by formula sleep length"};
+  s.paragraphs.push_back(
+      "Each compared op counts once, in the bin of its formula sleep; sleeps per 64 pages = sleeps "
+      "x 64 / pages the op charged (64 for a 256 KiB op, 1 for an own_high op). The first bin "
+      "starts at the shortest sleep the kernel takes at that HZ (HZ/100 + 1 jiffies).");
+  std::map<std::pair<std::string, std::string>, std::vector<SleepBin>> merged;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& r : runs) {
+    if (!r.sleeps || r.bins.empty()) continue;
+    auto key = std::make_pair(r.workload, r.config);
+    auto [it, fresh] = merged.try_emplace(key, r.bins);
+    if (fresh) {
+      order.push_back(key);
+      continue;
+    }
+    for (size_t i = 0; i < it->second.size() && i < r.bins.size(); ++i) {
+      auto& v = it->second[i].sleeps_per_batch;
+      v.insert(v.end(), r.bins[i].sleeps_per_batch.begin(), r.bins[i].sleeps_per_batch.end());
+    }
+  }
+  for (const auto& key : order) {
+    Table t{.caption = fmt::format("{}, {}", key.first, key.second),
+            .head = {"formula sleep", "ops", "median sleeps per 64 pages", "ops with 64 or more"}};
+    for (const auto& b : merged[key]) {
+      const auto& v = b.sleeps_per_batch;
+      auto many = std::count_if(v.begin(), v.end(), [](double x) { return x >= 64; });
+      std::optional<double> share;
+      if (!v.empty()) share = static_cast<double>(many) / static_cast<double>(v.size());
+      t.rows.push_back({fmt::format("{:g} to {:g} ms", b.lo_ms, b.hi_ms), count(v.size()),
+                        num(median(v)), percent(share)});
+    }
+    s.tables.push_back(std::move(t));
+  }
+  return s;
+}
+
+Section phases_section(const std::vector<RunPrediction>& runs) {
+  Section s{.title = "1c. Phases: one sleep per batch or one per page"};
+  s.paragraphs.push_back(
+      "Throttled time = the latency of every op that slept. The share is the part of it in ops "
+      "with 32 or more sleeps.");
+  Table t{.head = {"run", "config", "median sleeps per op (formula >= 50 ms)",
+                   "throttled time in ops with >= 32 sleeps"}};
+  for (const auto& r : runs)
+    if (r.sleeps)
+      t.rows.push_back({r.name, r.config, num(r.sleeps->median_sleeps_50ms), percent(r.sleeps->slow_phase_share)});
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+Section kill_section(const std::vector<RunPrediction>& runs) {
+  Section s{.title = "3. Time to the OOM kill"};
+  s.paragraphs.push_back(
+      "From the first op that slept (its start time and memory.current) to memory.max, the sum of "
+      "the formula's sleeps at each usage: one sleep per 4 KiB page, or one per 64-page batch; "
+      "divided by the number of processes. Predicted times count from the run's start.");
+  Table t{.head = {"run", "config", "sleeping starts (s)", "at memory.current", "memory.max",
+                   "predicted, per page (s)", "predicted, per batch (s)", "measured (s)",
+                   "measured / per page"}};
+  for (const auto& r : runs) {
+    if (!r.kill) continue;
+    const auto& k = *r.kill;
+    std::string measured = k.measured_s ? num(*k.measured_s) : fmt::format("not killed in {}", num(k.duration_s));
+    std::optional<double> ratio;
+    if (k.measured_s && k.predicted_page_s > 0) ratio = *k.measured_s / k.predicted_page_s;
+    t.rows.push_back({r.name, r.config, num(k.sleep_start_s), mib(static_cast<double>(k.sleep_start_bytes)),
+                      mib(static_cast<double>(k.max_bytes)), num(k.predicted_page_s), num(k.predicted_batch_s),
+                      measured, ratio3(ratio)});
+  }
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+Section psi_section(const std::vector<RunPrediction>& runs) {
+  Section s{.title = "4. PSI against the time spent over normal latency"};
+  s.paragraphs.push_back(
+      "Normal latency = the median of the run's ops whose high counter did not rise. Time over "
+      "normal = the sum over all ops of max(0, latency - normal). PSI = memory.pressure some total "
+      "at the last sample.");
+  Table t{.head = {"run", "config", "normal op (ms)", "time over normal (s)", "PSI memory some (s)", "ratio"}};
+  for (const auto& r : runs)
+    if (r.psi)
+      t.rows.push_back({r.name, r.config, num(r.psi->normal_ms), num(r.psi->excess_s),
+                        num(r.psi->psi_some_s), ratio3(r.psi->ratio)});
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+Section growth_section(const std::vector<RunPrediction>& runs) {
+  Section s{.title = "5. Growth at the end of the run"};
+  s.paragraphs.push_back(
+      "Measured: the rise of memory.current over the last 60 s of samples (or the last half of a "
+      "shorter run). Model: processes x bytes per sleep / the formula's sleep at the final usage, "
+      "for one sleep per page and one per 64-page batch.");
+  std::vector<int> procs;
+  for (const auto& r : runs)
+    if (r.growth && std::find(procs.begin(), procs.end(), r.growth->procs) == procs.end())
+      procs.push_back(r.growth->procs);
+  std::sort(procs.begin(), procs.end());
+  for (int n : procs) {
+    Table t{.caption = fmt::format("{} process{}", n, n == 1 ? "" : "es"),
+            .head = {"run", "config", "window (s)", "memory.current at end", "measured (KiB/s)",
+                     "model, 1 page per sleep (KiB/s)", "model, 64 pages per sleep (KiB/s)"}};
+    for (const auto& r : runs) {
+      if (!r.growth || r.growth->procs != n) continue;
+      const auto& g = *r.growth;
+      t.rows.push_back({r.name, r.config, num(g.window_s), mib(g.end_bytes), num(g.measured_kib_s),
+                        num(g.model_page_kib_s), num(g.model_batch_kib_s)});
+    }
+    s.tables.push_back(std::move(t));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<Section> predict_sections(const std::vector<RunPrediction>& runs) {
+  std::vector<Section> out = {sleeps_section(runs), bins_section(runs), phases_section(runs),
+                              kill_section(runs), psi_section(runs), growth_section(runs)};
+  std::vector<std::string> skipped;
+  for (const auto& r : runs)
+    if (!r.skipped.empty()) skipped.push_back(fmt::format("{} ({})", r.name, r.skipped));
+  if (!skipped.empty()) {
+    std::string text = "Runs with no prediction: ";
+    for (size_t i = 0; i < skipped.size(); ++i) text += (i ? ", " : "") + skipped[i];
+    out.front().paragraphs.push_back(text + ".");
+  }
+  return out;
+}
+
+}  // namespace cgmem::report

@@ -1,0 +1,267 @@
+#include "report/read_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+
+#include "report/json_get.h"
+#include "report/jsonl.h"
+#include "report/op_scan.h"
+
+namespace cgmem::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<Limit> get_limit(const Json& limits, const char* key) {
+  const Json* v = child(limits, key);
+  if (!v) return std::nullopt;
+  if (v->is_string() && v->get<std::string>() == "max") return Limit::max();
+  if (auto bytes = get_u64(limits, key)) return Limit::of(*bytes);
+  return std::nullopt;
+}
+
+std::optional<int> get_int(const Json& j, const char* key) {
+  auto v = get_i64(j, key);
+  if (!v || *v < INT32_MIN || *v > INT32_MAX) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+void read_meta_parts(const Json& j, Meta& m) {
+  const Json empty = Json::object();
+  const Json* spec = child(j, "spec");
+  const Json* work = child(j, "workload");
+  const Json* host = child(j, "host");
+  const Json* code = child(j, "code");
+  if (const Json* limits = child(j, "limits")) {
+    m.max = get_limit(*limits, "max");
+    m.high = get_limit(*limits, "high");
+  }
+  const Json& s = spec ? *spec : empty;
+  m.cpu = get_int(s, "cpu");
+  m.sampler_cpu = get_int(s, "sampler_cpu");
+  m.interval_ms = get_f64(s, "interval_ms").value_or(0);
+  m.cap_s = get_f64(s, "cap_s").value_or(0);
+  const Json& w = work ? *work : empty;
+  m.chunk_bytes = get_u64(w, "chunk_bytes").value_or(m.chunk_bytes);
+  m.target_bytes = get_u64(w, "target_bytes").value_or(0);
+  m.procs = get_int(w, "procs").value_or(1);
+  m.populate = get_bool(w, "populate").value_or(false);
+  m.own_code = get_bool(w, "own_code").value_or(false);
+  m.file = get_str(w, "file").has_value();
+  m.set_own_high = get_u64(w, "set_own_high");
+  const Json& h = host ? *host : empty;
+  m.kernel = get_str(h, "kernel").value_or("");
+  m.hz = get_int(h, "hz").value_or(0);
+  m.hz_source = get_str(h, "hz_source").value_or("");
+  m.page_size = get_u64(h, "page_size").value_or(4096);
+  const Json& c = code ? *code : empty;
+  m.code_version = get_str(c, "version").value_or("");
+  m.git_commit = get_str(c, "git_commit").value_or("");
+  m.binary_hash = get_str(c, "binary_hash").value_or("");
+}
+
+std::map<std::string, uint64_t> counters(const Json* obj) {
+  std::map<std::string, uint64_t> out;
+  if (!obj || !obj->is_object()) return out;
+  for (auto it = obj->begin(); it != obj->end(); ++it) {
+    if (auto v = get_u64(*obj, it.key().c_str())) out[it.key()] = *v;
+  }
+  return out;
+}
+
+std::optional<Psi> get_psi(const Json* obj) {
+  if (!obj) return std::nullopt;
+  const Json* some = child(*obj, "some");
+  if (!some) return std::nullopt;
+  Psi psi;
+  psi.some_total_us = get_f64(*some, "total").value_or(0);
+  psi.some_avg10 = get_f64(*some, "avg10").value_or(0);
+  if (const Json* full = child(*obj, "full")) {
+    psi.full_total_us = get_f64(*full, "total").value_or(0);
+    psi.full_avg10 = get_f64(*full, "avg10").value_or(0);
+  }
+  return psi;
+}
+
+Result<std::string> slurp(const std::string& path) {
+  auto file = MappedFile::open(path);
+  if (!file) return std::unexpected(file.error());
+  return std::string(file->text());
+}
+
+// "anon-over-max-r2" -> ("anon-over-max", 2); no suffix -> (name, 0).
+std::pair<std::string, int> split_rep(const std::string& name) {
+  auto dash = name.rfind("-r");
+  if (dash == std::string::npos || dash + 2 >= name.size()) return {name, 0};
+  int rep = 0;
+  const char* first = name.data() + dash + 2;
+  const char* last = name.data() + name.size();
+  auto [ptr, ec] = std::from_chars(first, last, rep);
+  if (ec != std::errc() || ptr != last) return {name, 0};
+  return {name.substr(0, dash), rep};
+}
+
+std::string config_of(const Meta& m) {
+  bool max = m.max && !m.max->is_max();
+  bool high = m.high && !m.high->is_max();
+  return max && high ? "both" : max ? "max" : high ? "high" : "none";
+}
+
+}  // namespace
+
+Result<Meta> parse_meta(std::string_view text, const std::string& path) {
+  Json j = Json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return fail("read meta.json: not a JSON object", path,
+                "the run directory is damaged; rerun it or leave it out");
+  }
+  Meta m;
+  m.schema = get_int(j, "schema").value_or(0);
+  m.name = get_str(j, "name").value_or("");
+  m.started_at = get_str(j, "started_at").value_or("");
+  m.started_mono_ns = get_i64(j, "started_mono_ns").value_or(0);
+  m.claim_sha256 = get_str(j, "claim_sha256");
+  m.simulated = get_bool(j, "simulated").value_or(false);
+  read_meta_parts(j, m);
+  return m;
+}
+
+Result<Outcome> parse_outcome(std::string_view text, const std::string& path) {
+  Json j = Json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return fail("read outcome.json: not a JSON object", path, "the run is read as unfinished");
+  }
+  Outcome o;
+  o.status = get_str(j, "status").value_or("");
+  o.exit_code = get_int(j, "exit_code");
+  o.signal = get_int(j, "signal");
+  o.duration_s = get_f64(j, "duration_s").value_or(0);
+  o.time_to_kill_s = get_f64(j, "time_to_kill_s");
+  o.events = counters(child(j, "events"));
+  o.peak_bytes = get_u64(j, "peak_bytes");
+  if (const Json* errors = child(j, "errors"); errors && errors->is_array()) {
+    for (const auto& e : *errors)
+      if (e.is_string()) o.errors.push_back(e.get<std::string>());
+  }
+  return o;
+}
+
+bool parse_sample_line(std::string_view line, Sample& s) {
+  Json j = Json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return false;
+  s.t_ns = get_i64(j, "t_ns").value_or(0);
+  s.memory_current = get_u64(j, "memory_current");
+  s.memory_events = counters(child(j, "memory_events"));
+  s.memory_pressure = get_psi(child(j, "memory_pressure"));
+  s.io_pressure = get_psi(child(j, "io_pressure"));
+  s.memory_stat = counters(child(j, "memory_stat"));
+  if (const Json* cpu = child(j, "cpu_stat")) s.cpu_usage_usec = get_u64(*cpu, "usage_usec");
+  if (const Json* io = child(j, "io_stat"); io && io->is_object()) {
+    uint64_t sum = 0;
+    for (const auto& dev : *io) sum += get_u64(dev, "rbytes").value_or(0);
+    s.io_rbytes = sum;
+  }
+  if (const Json* procs = child(j, "procs"); procs && procs->is_array()) {
+    for (const auto& p : *procs) {
+      ProcSample ps;
+      ps.pid = get_int(p, "pid").value_or(0);
+      auto state = get_str(p, "state");
+      ps.state = state && !state->empty() ? (*state)[0] : '?';
+      ps.wchan = get_str(p, "wchan").value_or("");
+      ps.cpu_ticks = get_u64(p, "utime_ticks").value_or(0) + get_u64(p, "stime_ticks").value_or(0);
+      s.procs.push_back(std::move(ps));
+    }
+  }
+  return true;
+}
+
+namespace {
+
+Result<void> read_ops(const std::string& path, Run& run) {
+  if (!fs::exists(path)) return {};
+  auto file = MappedFile::open(path);
+  if (!file) return std::unexpected(file.error());
+  // About 230 bytes per line; reserving avoids regrowing a million-op vector.
+  run.ops.reserve(file->text().size() / 200 + 16);
+  run.ops_lines = for_each_line(file->text(), [&](std::string_view line) {
+    Op op;
+    if (!scan_op_line(line, op)) return false;
+    run.ops.push_back(op);
+    return true;
+  });
+  return {};
+}
+
+Result<void> read_samples(const std::string& path, Run& run) {
+  if (!fs::exists(path)) return {};
+  auto file = MappedFile::open(path);
+  if (!file) return std::unexpected(file.error());
+  run.samples_lines = for_each_line(file->text(), [&](std::string_view line) {
+    Sample s;
+    if (!parse_sample_line(line, s)) return false;
+    run.samples.push_back(std::move(s));
+    return true;
+  });
+  return {};
+}
+
+}  // namespace
+
+Result<Run> read_run(const std::string& dir) {
+  Run run;
+  run.dir = dir;
+  auto meta_text = slurp(dir + "/meta.json");
+  if (!meta_text) return std::unexpected(meta_text.error());
+  auto meta = parse_meta(*meta_text, dir + "/meta.json");
+  if (!meta) return std::unexpected(meta.error());
+  run.meta = std::move(*meta);
+  std::string outcome_path = dir + "/outcome.json";
+  if (fs::exists(outcome_path)) {
+    auto text = slurp(outcome_path);
+    if (!text) return std::unexpected(text.error());
+    if (auto outcome = parse_outcome(*text, outcome_path)) run.outcome = std::move(*outcome);
+  }
+  if (auto r = read_ops(dir + "/ops.jsonl", run); !r) return std::unexpected(r.error());
+  if (auto r = read_samples(dir + "/samples.jsonl", run); !r) return std::unexpected(r.error());
+  std::string name = run.meta.name.empty() ? fs::path(dir).filename().string() : run.meta.name;
+  auto [workload, rep] = split_rep(name);
+  run.config = config_of(run.meta);
+  // "anon-over-max" under config max is workload "anon-over".
+  std::string suffix = "-" + run.config;
+  if (workload.size() > suffix.size() && workload.ends_with(suffix)) workload.resize(workload.size() - suffix.size());
+  run.workload = workload;
+  run.rep = rep;
+  return run;
+}
+
+Result<std::vector<std::string>> find_runs(const std::vector<std::string>& paths) {
+  std::vector<std::string> runs;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (fs::exists(fs::path(path) / "meta.json", ec)) {
+      runs.push_back(path);
+      continue;
+    }
+    if (!fs::is_directory(path, ec)) {
+      return fail("read run directory: no such directory", path, "give a run or batch directory");
+    }
+    std::vector<std::string> found;
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+      if (entry.is_directory(ec) && fs::exists(entry.path() / "meta.json", ec))
+        found.push_back(entry.path().string());
+    }
+    if (found.empty()) {
+      return fail("read run directory: no meta.json here or in its subdirectories", path,
+                  "give a directory that `cgmem run` or `cgmem matrix` wrote");
+    }
+    std::sort(found.begin(), found.end());
+    runs.insert(runs.end(), found.begin(), found.end());
+  }
+  return runs;
+}
+
+}  // namespace cgmem::report

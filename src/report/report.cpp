@@ -1,0 +1,190 @@
+#include "report/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "report/html.h"
+#include "report/json_get.h"
+#include "report/jsonl.h"
+#include "report/plots.h"
+#include "report/predict.h"
+#include "report/predict_view.h"
+#include "report/read_run.h"
+#include "report/report_json.h"
+#include "report/summary.h"
+#include "report/summary_view.h"
+
+namespace cgmem::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Label {
+  std::string config, workload;
+  int rep = 0;
+  size_t order = 0;  // position in batch.json: the order the matrix ran
+};
+
+// batch.json's labels by run directory name; empty when there is none.
+std::map<std::string, Label> batch_labels(const fs::path& batch_dir) {
+  std::map<std::string, Label> out;
+  auto file = MappedFile::open((batch_dir / "batch.json").string());
+  if (!file) return out;
+  Json j = Json::parse(file->text(), nullptr, false);
+  const Json* runs = child(j, "runs");
+  if (!runs || !runs->is_array()) return out;
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const Json& r = (*runs)[i];
+    auto dir = get_str(r, "dir");
+    if (!dir) continue;
+    out[*dir] = {get_str(r, "config").value_or(""), get_str(r, "workload").value_or(""),
+                 static_cast<int>(get_i64(r, "rep").value_or(0)), i + 1};
+  }
+  return out;
+}
+
+// Returns the run's position in its batch.json (0 when it has none).
+size_t apply_label(Run& run, std::map<std::string, std::map<std::string, Label>>& cache) {
+  fs::path dir = fs::path(run.dir).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();
+  std::string parent = dir.parent_path().string();
+  auto it = cache.find(parent);
+  if (it == cache.end()) it = cache.emplace(parent, batch_labels(dir.parent_path())).first;
+  auto label = it->second.find(dir.filename().string());
+  if (label == it->second.end()) return 0;
+  if (!label->second.config.empty()) run.config = label->second.config;
+  if (!label->second.workload.empty()) run.workload = label->second.workload;
+  if (label->second.rep) run.rep = label->second.rep;
+  return label->second.order;
+}
+
+std::string identity(const Run& r) {
+  return fmt::format("commit {} binary {}", r.meta.git_commit.empty() ? "?" : r.meta.git_commit,
+                     r.meta.binary_hash.empty() ? "?" : r.meta.binary_hash);
+}
+
+std::vector<std::string> batch_notes(const std::vector<Run>& runs, const std::vector<RunSummary>& sums) {
+  std::vector<std::string> notes;
+  std::set<std::string> ids, claims, hz;
+  std::vector<std::string> unfinished;
+  uint64_t truncated = 0, bad = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    ids.insert(identity(runs[i]));
+    if (runs[i].meta.claim_sha256) claims.insert(*runs[i].meta.claim_sha256);
+    hz.insert(fmt::format("{} (kernel {})", runs[i].meta.hz, runs[i].meta.kernel));
+    if (!sums[i].finished) unfinished.push_back(sums[i].name);
+    truncated += sums[i].truncated_lines;
+    bad += sums[i].bad_lines;
+  }
+  notes.push_back(fmt::format("{} runs. Code: {}. HZ: {}.", runs.size(), fmt::join(ids, "; "), fmt::join(hz, "; ")));
+  if (!claims.empty()) notes.push_back(fmt::format("Claim sha256: {}.", fmt::join(claims, "; ")));
+  if (claims.size() > 1) notes.push_back("The runs record different claim files.");
+  if (!unfinished.empty())
+    notes.push_back(fmt::format("{} unfinished run{} (no outcome.json; read as far as written): {}.",
+                                unfinished.size(), unfinished.size() == 1 ? "" : "s", fmt::join(unfinished, ", ")));
+  if (truncated) notes.push_back(fmt::format("Skipped {} truncated last line{}.", truncated, truncated == 1 ? "" : "s"));
+  if (bad) notes.push_back(fmt::format("Skipped {} line{} that were not valid JSON objects.", bad, bad == 1 ? "" : "s"));
+  return notes;
+}
+
+Result<void> write_text(const fs::path& path, const std::string& text, Written& w) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return fail("write report file", path.string(), "check that the --out directory is writable");
+  w.files.push_back(path.string());
+  return {};
+}
+
+std::string plots_markdown(const Plots& plots) {
+  std::string out = "## Plots\n\n";
+  if (!plots.warning.empty()) out += plots.warning + "\n\n";
+  for (const auto& f : plots.figures) out += fmt::format("![{}](plots/{}.png)\n\n", f.title, f.name);
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<Run>> read_runs(const std::vector<std::string>& dirs) {
+  auto found = find_runs(dirs);
+  if (!found) return std::unexpected(found.error());
+  std::vector<std::pair<size_t, Run>> ordered;
+  std::map<std::string, std::map<std::string, Label>> cache;
+  for (const auto& dir : *found) {
+    auto run = read_run(dir);
+    if (!run) return std::unexpected(run.error());
+    size_t order = apply_label(*run, cache);
+    ordered.emplace_back(order, std::move(*run));
+  }
+  // A batch's runs in the order the matrix ran them; others by name.
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Run> runs;
+  for (auto& [order, run] : ordered) runs.push_back(std::move(run));
+  return runs;
+}
+
+Result<void> check_identity(const std::vector<Run>& runs, bool allow_mixed) {
+  std::set<std::string> ids;
+  for (const auto& r : runs) ids.insert(identity(r));
+  if (ids.size() <= 1 || allow_mixed) return {};
+  return fail(fmt::format("report: the runs come from {} different builds ({})", ids.size(), fmt::join(ids, "; ")),
+              {}, "rerun them with one build, or pass --allow-mixed to compare them anyway");
+}
+
+Result<Written> make_report(const Options& o) {
+  if (o.dirs.empty()) return fail("report: no run directory given", {}, "give one or more run or batch directories");
+  auto runs = read_runs(o.dirs);
+  if (!runs) return std::unexpected(runs.error());
+  if (auto ok = check_identity(*runs, o.allow_mixed); !ok) return std::unexpected(ok.error());
+  Written w;
+  w.out_dir = o.out.empty() ? (fs::path(o.dirs.front()) / "report").string() : o.out;
+  std::error_code ec;
+  fs::create_directories(w.out_dir, ec);
+  if (ec) return fail("report: create the output directory: " + ec.message(), w.out_dir, "pick another --out");
+  Plots plots;
+  if (o.markdown || o.html) {  // gnuplot draws while the tables are computed
+    auto p = write_plots(*runs, w.out_dir);
+    if (!p) return std::unexpected(p.error());
+    plots = std::move(*p);
+  }
+  std::vector<RunSummary> sums;
+  std::vector<RunPrediction> preds;
+  for (const auto& r : *runs) {
+    sums.push_back(summarize(r));
+    preds.push_back(predict(r));
+  }
+  auto groups = group(sums);
+  w.notes = batch_notes(*runs, sums);
+  auto summary = summary_sections(sums, groups);
+  auto predicted = predict_sections(preds);
+  finish_plots(plots);
+  if (!plots.warning.empty()) w.notes.push_back(plots.warning);
+  w.json = {{"schema", 1}, {"notes", w.notes}, {"runs", Json::array()}, {"groups", Json::array()},
+            {"predictions", Json::array()}, {"plots", Json::array()}};
+  for (const auto& s : sums) w.json["runs"].push_back(to_json(s));
+  for (const auto& g : groups) w.json["groups"].push_back(to_json(g));
+  for (const auto& p : preds) w.json["predictions"].push_back(to_json(p));
+  for (const auto& f : plots.figures) w.json["plots"].push_back({{"name", f.name}, {"title", f.title}});
+  fs::path out(w.out_dir);
+  if (o.markdown) {
+    if (auto r = write_text(out / "summary.md", markdown("Summary", summary, w.notes) + plots_markdown(plots), w); !r)
+      return std::unexpected(r.error());
+    if (auto r = write_text(out / "predict.md", markdown("Predictions", predicted), w); !r) return std::unexpected(r.error());
+  }
+  if (o.json) {
+    if (auto r = write_text(out / "report.json", w.json.dump(2) + "\n", w); !r) return std::unexpected(r.error());
+  }
+  if (o.html) {
+    Page page{.title = "cgmem report", .notes = w.notes, .summary = summary, .predict = predicted, .plots = plots};
+    if (auto r = write_text(out / "report.html", html(page), w); !r) return std::unexpected(r.error());
+  }
+  return w;
+}
+
+}  // namespace cgmem::report

@@ -1,0 +1,108 @@
+// One run directory in memory, as the report reads it (docs/run-format.md,
+// schema 1). Only the fields the report uses are kept; numbers the run did
+// not write stay empty (std::optional), never 0 or -1.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/size.h"
+
+namespace cgmem::report {
+
+enum class Phase : uint8_t { kGrow, kChurn, kOwnHigh, kOther };
+
+// One line of ops.jsonl. Plain numbers, so a million of them stay compact.
+struct Op {
+  int64_t t_ns = 0;
+  int64_t lat_ns = 0;
+  uint64_t held_bytes = 0;
+  uint64_t current_before = 0, current_after = 0;
+  uint64_t high_before = 0, high_after = 0;
+  uint64_t max_before = 0, max_after = 0;
+  uint32_t op = 0;
+  int32_t pid = 0;
+  int16_t cpu = -1;
+  Phase phase = Phase::kOther;
+};
+
+struct Psi {
+  double some_total_us = 0, full_total_us = 0;
+  double some_avg10 = 0, full_avg10 = 0;
+};
+
+// One process in one sampler tick.
+struct ProcSample {
+  int32_t pid = 0;
+  char state = '?';
+  std::string wchan;
+  uint64_t cpu_ticks = 0;  // utime + stime
+};
+
+// One line of samples.jsonl; a file that was not read in that tick is empty.
+struct Sample {
+  int64_t t_ns = 0;
+  std::optional<uint64_t> memory_current;
+  std::map<std::string, uint64_t> memory_events;
+  std::optional<Psi> memory_pressure, io_pressure;
+  std::map<std::string, uint64_t> memory_stat;
+  std::optional<uint64_t> cpu_usage_usec;
+  std::optional<uint64_t> io_rbytes;  // summed over devices
+  std::vector<ProcSample> procs;
+};
+
+struct Meta {
+  int schema = 0;
+  std::string name;
+  std::string started_at;
+  int64_t started_mono_ns = 0;
+  std::optional<Limit> max, high;  // absent when not set
+  std::optional<int> cpu, sampler_cpu;
+  double interval_ms = 0, cap_s = 0;
+  uint64_t chunk_bytes = 256 * 1024, target_bytes = 0;
+  int procs = 1;
+  bool populate = false, own_code = false, file = false;
+  std::optional<uint64_t> set_own_high;
+  std::string kernel;
+  int hz = 0;
+  std::string hz_source;
+  uint64_t page_size = 4096;
+  std::string code_version, git_commit, binary_hash;
+  std::optional<std::string> claim_sha256;
+  bool simulated = false;
+};
+
+struct Outcome {
+  std::string status;  // oom_killed, exited, cap, interrupted, failed
+  std::optional<int> exit_code, signal;
+  double duration_s = 0;
+  std::optional<double> time_to_kill_s;
+  std::map<std::string, uint64_t> events;
+  std::optional<uint64_t> peak_bytes;
+  std::vector<std::string> errors;
+};
+
+// Lines a reader could not use, per file: a truncated last line, or a line
+// that is not a JSON object of the expected shape.
+struct LineCounts {
+  uint64_t read = 0;
+  uint64_t truncated_last = 0;  // 0 or 1
+  uint64_t bad = 0;
+};
+
+struct Run {
+  std::string dir;
+  std::string config;    // none, max, high, both, or the matrix's label
+  std::string workload;  // the matrix's label, or the name without -rN
+  int rep = 0;           // repetition from the matrix or the -rN suffix, else 0
+  Meta meta;
+  std::optional<Outcome> outcome;  // absent: the run did not finish
+  std::vector<Op> ops;
+  std::vector<Sample> samples;
+  LineCounts ops_lines, samples_lines;
+};
+
+}  // namespace cgmem::report

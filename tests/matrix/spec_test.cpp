@@ -1,0 +1,179 @@
+#include "lab/matrix/spec.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "lab/matrix/plan.h"
+#include "lab/matrix/progress.h"
+#include "lab/matrix/sha256.h"
+
+namespace cgmem::lab {
+namespace {
+
+// FIPS 180-4 examples.
+TEST(MatrixSha256, KnownDigests) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(MatrixSha256, AMissingFileIsAnError) {
+  auto h = sha256_file("/nonexistent/CLAIM.md");
+  ASSERT_FALSE(h.has_value());
+  EXPECT_EQ(h.error().message(),
+            "read the claim file: /nonexistent/CLAIM.md: No such file or directory (the spec's `claim` names a file "
+            "next to the spec)");
+}
+
+constexpr const char* kSpec = R"(
+name = "t"
+claim = "CLAIM.md"
+reps = 2
+[defaults]
+cap = "5s"
+interval = 100
+[[configs]]
+name = "none"
+[[configs]]
+name = "max"
+max = "32M"
+[[configs]]
+name = "high"
+max = "256M"
+high = "90%"
+[[workloads]]
+name = "anon-over"
+args = ["--target", "40M", "--file", "{batch}/data"]
+[[workloads]]
+name = "long"
+configs = ["max"]
+reps = 1
+cap = "45m"
+cpu = 1
+)";
+
+TEST(MatrixSpec, ParsesConfigsWorkloadsAndDefaults) {
+  auto spec = parse_spec(kSpec, "/specs/t.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message();
+  EXPECT_EQ(spec->name, "t");
+  EXPECT_EQ(spec->claim, "/specs/CLAIM.md");
+  EXPECT_EQ(spec->reps, 2);
+  ASSERT_EQ(spec->configs.size(), 3u);
+  EXPECT_EQ(spec->configs[1].name, "max");
+  EXPECT_EQ(spec->configs[1].flags.at("max"), "32M");
+  EXPECT_EQ(spec->defaults.at("interval"), "100");
+  EXPECT_EQ(spec->workloads[1].reps, 1);
+  EXPECT_EQ(spec->workloads[1].configs, (std::vector<std::string>{"max"}));
+}
+
+TEST(MatrixSpec, ErrorsNameTheKey) {
+  auto typo = parse_spec("[[configs]]\nname = \"a\"\nhihg = \"1M\"\n[[workloads]]\nname = \"w\"\n", "s.toml");
+  ASSERT_FALSE(typo.has_value());
+  EXPECT_EQ(typo.error().message(), "matrix spec: unknown key 'hihg' in config a: s.toml (see docs/matrix.md for the format)");
+  auto value = parse_spec("[[configs]]\nname = \"a\"\nmax = \"lots\"\n[[workloads]]\nname = \"w\"\n", "s.toml");
+  ASSERT_FALSE(value.has_value());
+  EXPECT_EQ(value.error().message(),
+            "matrix spec: config a.max: 'lots' is not a valid value: s.toml (see docs/matrix.md for the format)");
+  auto undefined = parse_spec("[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"w\"\nconfigs = [\"b\"]\n", "s.toml");
+  ASSERT_FALSE(undefined.has_value());
+  EXPECT_EQ(undefined.error().message(),
+            "matrix spec: workload w names config 'b', which is not defined: s.toml (see docs/matrix.md for the format)");
+  auto syntax = parse_spec("reps = = 3\n", "s.toml");
+  ASSERT_FALSE(syntax.has_value());
+  EXPECT_NE(syntax.error().message().find("matrix spec: line 1: "), std::string::npos);
+}
+
+TEST(MatrixSpec, APercentNeedsAMax) {
+  auto spec = parse_spec("[[configs]]\nname = \"h\"\nhigh = \"90%\"\n[[workloads]]\nname = \"w\"\n", "s.toml");
+  ASSERT_FALSE(spec.has_value());
+  EXPECT_EQ(spec.error().message(),
+            "matrix spec: config h: high '90%' is a share of max, and max is not a size: s.toml (see docs/matrix.md "
+            "for the format)");
+}
+
+TEST(MatrixSpec, DurationsTakeUnits) {
+  EXPECT_EQ(parse_seconds("150s", 1), 150);
+  EXPECT_EQ(parse_seconds("100ms", 1), 0.1);
+  EXPECT_EQ(parse_seconds("45m", 1), 2700);
+  EXPECT_EQ(parse_seconds("2h", 1), 7200);
+  EXPECT_EQ(parse_seconds("100", 1e-3), 0.1);
+  EXPECT_FALSE(parse_seconds("5 s", 1).has_value());
+  EXPECT_FALSE(parse_seconds("-1s", 1).has_value());
+}
+
+TEST(MatrixPlan, FixedOrderIsRepetitionThenWorkloadThenConfig) {
+  auto spec = parse_spec(kSpec, "/specs/t.toml");
+  auto runs = plan(*spec, {.batch_dir = "/b"});
+  std::vector<std::string> names;
+  for (const auto& r : runs) names.push_back(r.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"anon-over-none-r1", "anon-over-max-r1", "anon-over-high-r1",
+                                             "long-max-r1", "anon-over-none-r2", "anon-over-max-r2",
+                                             "anon-over-high-r2"}));
+  EXPECT_EQ(runs[3].cap_s, 2700);
+  EXPECT_EQ(runs[0].cap_s, 5);
+  EXPECT_EQ(runs[0].workload_args[3], "/b/data");
+  EXPECT_EQ(runs[2].flags.at("high"), "241590272");  // the kubelet's value for 256Mi and 0.9
+  EXPECT_EQ(run_arguments(runs[3], "/b/long-max-r1"),
+            (std::vector<std::string>{"run", "--name", "long-max-r1", "--out", "/b/long-max-r1", "--cap", "45m",
+                                      "--cpu", "1", "--interval", "100", "--max", "32M", "--quiet", "--"}));
+}
+
+TEST(MatrixPlan, RepsFlagKeepsAWorkloadsOwnReps) {
+  auto spec = parse_spec(kSpec, "/specs/t.toml");
+  EXPECT_EQ(plan(*spec, {.reps = 3}).size(), 3u * 3 + 1);
+}
+
+TEST(MatrixPlan, ShuffleIsTheSameForTheSameSeed) {
+  auto spec = parse_spec(kSpec, "/specs/t.toml");
+  auto names = [&](uint64_t seed) {
+    std::vector<std::string> out;
+    for (const auto& r : plan(*spec, {.shuffle = true, .seed = seed})) out.push_back(r.name);
+    return out;
+  };
+  EXPECT_EQ(names(7), names(7));
+  EXPECT_NE(names(7), names(8));
+  auto sorted = names(7);
+  std::sort(sorted.begin(), sorted.end());
+  auto fixed = std::vector<std::string>();
+  for (const auto& r : plan(*spec, {})) fixed.push_back(r.name);
+  std::sort(fixed.begin(), fixed.end());
+  EXPECT_EQ(sorted, fixed);
+}
+
+TEST(MatrixSpec, TheBundledSpecsPlanTheStudysRuns) {
+  auto load = [](const char* name) {
+    auto spec = load_spec(std::string(CGMEM_SOURCE_DIR) + "/examples/" + name + ".toml");
+    EXPECT_TRUE(spec.has_value()) << name << ": " << (spec ? "" : spec.error().message());
+    return spec ? plan(*spec, {}) : std::vector<PlannedRun>{};
+  };
+  auto quick = load("quick");
+  EXPECT_EQ(quick.size(), 31u);  // 2 x 3 workloads x 4 configs, and 7 single runs
+  auto both = std::find_if(quick.begin(), quick.end(), [](auto& r) { return r.name == "anon-over-both-r1"; });
+  ASSERT_NE(both, quick.end());
+  EXPECT_EQ(both->flags.at("high"), "30195712");  // 90% of 32M, page-rounded
+  auto study = load("study");
+  EXPECT_EQ(study.size(), 70u);
+  EXPECT_EQ(study[2].name, "anon-fit-high-r1");
+  EXPECT_EQ(study[2].flags.at("high"), "241590272");
+  EXPECT_EQ(study[2].cap_s, 150);
+  EXPECT_EQ(load("diag").size(), 18u);
+}
+
+TEST(MatrixProgress, LineShowsRunElapsedAndEta) {
+  ProgressState s{.index = 7, .total = 24, .name = "anon-over-high-r1", .run_s = 12, .elapsed_s = 241, .eta_s = 750};
+  EXPECT_EQ(progress_line(s), "matrix [#####---------------]  7/24 anon-over-high-r1  run 0:12  elapsed 4:01  ETA 12:30");
+  EXPECT_EQ(clock_text(3723), "1:02:03");
+}
+
+TEST(MatrixProgress, EtaScalesCapsByWhatFinishedRunsTook) {
+  EXPECT_DOUBLE_EQ(eta_seconds(100, 10, 4, 0, 0), 106);        // nothing finished: the caps
+  EXPECT_DOUBLE_EQ(eta_seconds(100, 10, 1, 5, 10), 50 + 4);    // runs took half their cap
+  EXPECT_DOUBLE_EQ(eta_seconds(100, 10, 9, 5, 10), 50);        // the current run is past its share
+}
+
+}  // namespace
+}  // namespace cgmem::lab

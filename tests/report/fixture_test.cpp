@@ -1,0 +1,218 @@
+// The report on tests/fixtures/runs/basic, whose right answers are worked
+// out by hand in tests/report/README.md.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "report/predict.h"
+#include "report/read_run.h"
+#include "report/summary.h"
+#include "report/summary_view.h"
+
+namespace cgmem::report {
+namespace {
+
+const std::string kBasic = std::string(CGMEM_FIXTURES) + "/runs/basic";
+
+Run load(const std::string& name) {
+  auto run = read_run(kBasic + "/" + name);
+  EXPECT_TRUE(run.has_value()) << (run ? "" : run.error().message());
+  return run ? *run : Run{};
+}
+
+TEST(ReportReadRun, ReadsMetaOutcomeOpsAndSamples) {
+  report::Run run = load("anon-over-max-r1");
+  EXPECT_EQ(run.meta.name, "anon-over-max-r1");
+  EXPECT_EQ(run.config, "max");
+  EXPECT_EQ(run.workload, "anon-over");
+  EXPECT_EQ(run.rep, 1);
+  ASSERT_TRUE(run.meta.max.has_value());
+  EXPECT_EQ(run.meta.max->bytes(), 268435456u);
+  ASSERT_TRUE(run.meta.high.has_value());
+  EXPECT_TRUE(run.meta.high->is_max());
+  EXPECT_EQ(run.meta.hz, 1000);
+  EXPECT_EQ(run.meta.git_commit, "abc123");
+  ASSERT_TRUE(run.outcome.has_value());
+  EXPECT_EQ(run.outcome->status, "oom_killed");
+  EXPECT_EQ(run.ops.size(), 10u);
+  EXPECT_EQ(run.samples.size(), 3u);
+  EXPECT_EQ(run.samples_lines.truncated_last, 1u);
+  EXPECT_EQ(run.samples.back().io_rbytes, 1052672u);
+}
+
+TEST(ReportReadRun, AMissingOutcomeIsAnUnfinishedRun) {
+  report::Run run = load("anon-over-high-r2");
+  EXPECT_FALSE(run.outcome.has_value());
+  EXPECT_EQ(run.ops.size(), 3u);
+  EXPECT_EQ(run.ops_lines.truncated_last, 1u);
+  RunSummary s = summarize(run);
+  EXPECT_FALSE(s.finished);
+  EXPECT_EQ(s.status, "unfinished");
+  EXPECT_EQ(s.truncated_lines, 1u);
+}
+
+TEST(ReportReadRun, MetaThatIsNotJsonIsAnError) {
+  auto meta = parse_meta("{\"schema\":1,", "/x/meta.json");
+  ASSERT_FALSE(meta.has_value());
+  EXPECT_EQ(meta.error().message(),
+            "read meta.json: not a JSON object: /x/meta.json (the run directory is damaged; rerun it or leave it out)");
+}
+
+TEST(ReportReadRun, WrongTypesAreLeftEmptyNotThrown) {
+  auto meta = parse_meta(R"({"schema":"1","limits":{"max":-5,"high":"max"},"host":{"hz":"x"},"spec":[]})", "m");
+  ASSERT_TRUE(meta.has_value());
+  EXPECT_EQ(meta->schema, 0);
+  EXPECT_FALSE(meta->max.has_value());
+  EXPECT_TRUE(meta->high->is_max());
+  EXPECT_EQ(meta->hz, 0);
+}
+
+TEST(ReportFindRuns, ABatchDirectoryListsItsRunsInOrder) {
+  auto runs = find_runs({kBasic});
+  ASSERT_TRUE(runs.has_value());
+  ASSERT_EQ(runs->size(), 4u);
+  EXPECT_EQ(std::filesystem::path((*runs)[0]).filename(), "anon-over-both-r1");
+  EXPECT_EQ(std::filesystem::path((*runs)[3]).filename(), "anon-over-max-r1");
+}
+
+TEST(ReportFindRuns, ADirectoryWithoutRunsIsAnError) {
+  auto runs = find_runs({std::string(CGMEM_FIXTURES) + "/runs"});
+  ASSERT_FALSE(runs.has_value());
+  EXPECT_EQ(runs.error().message(),
+            "read run directory: no meta.json here or in its subdirectories: " + std::string(CGMEM_FIXTURES) +
+                "/runs (give a directory that `cgmem run` or `cgmem matrix` wrote)");
+}
+
+TEST(ReportSummary, MaxOnlyRunIsKilledAtFullSpeed) {
+  RunSummary s = summarize(load("anon-over-max-r1"));
+  EXPECT_TRUE(s.killed);
+  EXPECT_DOUBLE_EQ(*s.time_to_kill_s, 0.31);
+  EXPECT_DOUBLE_EQ(*s.median_op_ms, 0.55);      // 0.1 .. 1.0 ms
+  EXPECT_DOUBLE_EQ(*s.p99_last10_ms, 1.0);      // the last op alone
+  EXPECT_EQ(s.events_max, 35u);
+  EXPECT_EQ(s.events_oom_kill, 1u);
+  EXPECT_DOUBLE_EQ(*s.peak_bytes, 268435456.0 - 4096);  // the sampler's last reading
+  EXPECT_DOUBLE_EQ(*s.cpu_s, 0.3);
+}
+
+TEST(ReportSummary, HighOnlyRunHasEveryColumn) {
+  RunSummary s = summarize(load("anon-over-high-r1"));
+  EXPECT_FALSE(s.killed);
+  EXPECT_EQ(s.status, "cap");
+  EXPECT_DOUBLE_EQ(*s.median_op_ms, 18.0);
+  EXPECT_NEAR(*s.p99_last10_ms, 0.3 + (2047.9 - 0.3) * 0.99, 1e-9);
+  EXPECT_DOUBLE_EQ(*s.peak_bytes, 290742272.0);
+  EXPECT_DOUBLE_EQ(*s.final_bytes, 270.0 * 1048576);  // the 40 s sample is the latest reading
+  EXPECT_EQ(s.events_high, 3000u);
+  EXPECT_DOUBLE_EQ(*s.psi_memory_some_s, 26.988775);
+  EXPECT_DOUBLE_EQ(*s.psi_memory_full_s, 26.0);
+  EXPECT_DOUBLE_EQ(*s.psi_io_some_s, 0.5);
+  EXPECT_DOUBLE_EQ(*s.rbytes, 1052672.0);
+  EXPECT_DOUBLE_EQ(*s.pgsteal, 0.0);
+  EXPECT_DOUBLE_EQ(*s.cpu_s, 0.72);
+  EXPECT_DOUBLE_EQ(*s.state_d_share, 0.8);
+  EXPECT_EQ(s.top_wchan, "mem_cgroup_handle_over_high");
+}
+
+TEST(ReportSummary, GroupsByWorkloadThenConfigOrder) {
+  std::vector<RunSummary> runs;
+  for (auto name : {"anon-over-max-r1", "anon-over-both-r1", "anon-over-high-r1", "anon-over-high-r2"})
+    runs.push_back(summarize(load(name)));
+  auto groups = group(runs);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].config, "max");
+  EXPECT_EQ(groups[1].config, "high");
+  EXPECT_EQ(groups[2].config, "both");
+  EXPECT_EQ(groups[1].runs, 2);
+  EXPECT_EQ(groups[1].finished, 1);
+  EXPECT_DOUBLE_EQ(*groups[1].median_op_ms.lo, 0.5);
+  EXPECT_DOUBLE_EQ(*groups[1].median_op_ms.hi, 18.0);
+  EXPECT_EQ(outcome_text(groups[1]), "not killed in 150 s (1 of 2); unfinished (1 of 2)");
+  EXPECT_EQ(outcome_text(groups[0]), "killed (1 of 1)");
+}
+
+TEST(ReportPredict, SleepsAndRatiosOfTheHighRun) {
+  RunPrediction p = predict(load("anon-over-high-r1"));
+  ASSERT_TRUE(p.sleeps.has_value());
+  const auto& c = *p.sleeps;
+  EXPECT_EQ(c.ops, 11u);
+  EXPECT_EQ(c.ops_with_rise, 7u);
+  EXPECT_EQ(c.skipped_not_multiple, 1u);
+  EXPECT_EQ(c.formula_no_sleep, 1u);
+  EXPECT_EQ(c.compared, 5u);
+  EXPECT_NEAR(*c.median_ratio, 2047.9 / 2000, 1e-9);  // ratios 1.0 1.1 1.5 0.9 1.024
+  EXPECT_DOUBLE_EQ(*c.within_30, 0.8);
+  // Half a wheel step: 18+0.5, 73+4, 165+4, 662+32, 2000+32 ms.
+  EXPECT_NEAR(*c.median_ratio_wheel, 2047.9 / 2032, 1e-9);
+  EXPECT_NEAR(*c.median_ratio_wheel_level0, 18 / 18.5, 1e-9);
+  EXPECT_NEAR(*c.median_ratio_wheel_upper, (2047.9 / 2032 + 5139.2 / (64 * 77)) / 2, 1e-9);
+  EXPECT_DOUBLE_EQ(*c.median_sleeps_50ms, 33);  // 1, 2, 64, 64
+  EXPECT_NEAR(*c.slow_phase_share, (5139.2 + 15840) / 24237.0, 1e-9);
+}
+
+TEST(ReportPredict, BinsOfTheHighRun) {
+  RunPrediction p = predict(load("anon-over-high-r1"));
+  ASSERT_EQ(p.bins.size(), 6u);
+  EXPECT_DOUBLE_EQ(p.bins[0].lo_ms, 11);
+  EXPECT_DOUBLE_EQ(p.bins[5].hi_ms, 2000);
+  EXPECT_EQ(p.bins[0].sleeps_per_batch, (std::vector<double>{1}));
+  EXPECT_TRUE(p.bins[1].sleeps_per_batch.empty());
+  EXPECT_EQ(p.bins[2].sleeps_per_batch, (std::vector<double>{64}));
+  EXPECT_EQ(p.bins[3].sleeps_per_batch, (std::vector<double>{64}));
+  EXPECT_EQ(p.bins[5].sleeps_per_batch, (std::vector<double>{2, 1}));
+}
+
+TEST(ReportPredict, BinsScaleWithHz) {
+  auto bins = sleep_bins(250);
+  EXPECT_DOUBLE_EQ(bins.front().lo_ms, 12);  // 3 jiffies: the shortest sleep at HZ=250
+  EXPECT_DOUBLE_EQ(bins.back().hi_ms, 2000);
+}
+
+TEST(ReportPredict, PsiAgainstTimeOverNormal) {
+  RunPrediction p = predict(load("anon-over-high-r1"));
+  ASSERT_TRUE(p.psi.has_value());
+  EXPECT_DOUBLE_EQ(p.psi->normal_ms, 0.25);
+  EXPECT_NEAR(p.psi->excess_s, 24.53525, 1e-9);
+  EXPECT_NEAR(*p.psi->ratio, 1.1, 1e-9);
+}
+
+TEST(ReportPredict, GrowthOverTheLastHalfOfAShortRun) {
+  RunPrediction p = predict(load("anon-over-high-r1"));
+  ASSERT_TRUE(p.growth.has_value());
+  EXPECT_DOUBLE_EQ(p.growth->window_s, 20);
+  EXPECT_DOUBLE_EQ(p.growth->measured_kib_s, 1024);  // 250 -> 270 MiB in 20 s
+  // At 270 MiB the formula sleeps 1890 jiffies at HZ=1000.
+  EXPECT_NEAR(*p.growth->model_page_kib_s, 4 / 1.890, 1e-9);
+  EXPECT_NEAR(*p.growth->model_batch_kib_s, 256 / 1.890, 1e-9);
+}
+
+TEST(ReportPredict, TimeToTheKillFromWhereSleepingStarts) {
+  RunPrediction p = predict(load("anon-over-both-r1"));
+  ASSERT_TRUE(p.kill.has_value());
+  EXPECT_DOUBLE_EQ(p.kill->sleep_start_s, 0.3);
+  EXPECT_EQ(p.kill->sleep_start_bytes, 245686272u);
+  EXPECT_DOUBLE_EQ(*p.kill->measured_s, 1747.7);
+  // Summed independently (Python, one sleep per page from 59981 to 65536
+  // pages): 1717.4 to 1718.2 s after the start, depending on the end page.
+  EXPECT_NEAR(p.kill->predicted_page_s, 1717.8, 0.5);
+  EXPECT_NEAR(p.kill->predicted_batch_s, 26.903, 0.05);
+}
+
+TEST(ReportPredict, AWorkloadThatSetsItsOwnHighIsPredictedWithIt) {
+  report::Run run = load("anon-over-high-r1");
+  run.meta.high.reset();
+  run.meta.set_own_high = 241590272;
+  RunPrediction p = predict(run);
+  ASSERT_TRUE(p.sleeps.has_value());
+  EXPECT_EQ(p.sleeps->compared, 5u);
+  EXPECT_NEAR(*p.sleeps->median_ratio, 2047.9 / 2000, 1e-9);
+}
+
+TEST(ReportPredict, RunsWithoutMemoryHighAreSkipped) {
+  RunPrediction p = predict(load("anon-over-max-r1"));
+  EXPECT_EQ(p.skipped, "no memory.high");
+  EXPECT_FALSE(p.sleeps.has_value());
+}
+
+}  // namespace
+}  // namespace cgmem::report

@@ -1,0 +1,133 @@
+// make_report and `cgmem report` end to end on the hand-made batch.
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cgmem::report {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kBasic = std::string(CGMEM_FIXTURES) + "/runs/basic";
+
+class ReportFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/cgmem-report-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    tmp_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(tmp_); }
+  std::string read(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  fs::path tmp_;
+};
+
+TEST_F(ReportFiles, WritesEveryFormat) {
+  auto w = make_report({.dirs = {kBasic}, .out = tmp_.string()});
+  ASSERT_TRUE(w.has_value()) << w.error().message();
+  EXPECT_TRUE(fs::exists(tmp_ / "summary.md"));
+  EXPECT_TRUE(fs::exists(tmp_ / "predict.md"));
+  EXPECT_TRUE(fs::exists(tmp_ / "report.json"));
+  EXPECT_TRUE(fs::exists(tmp_ / "report.html"));
+  std::string summary = read(tmp_ / "summary.md");
+  EXPECT_NE(summary.find("1 unfinished run (no outcome.json; read as far as written): anon-over-high-r2."),
+            std::string::npos);
+  EXPECT_NE(summary.find("Skipped 2 truncated last lines."), std::string::npos);
+  EXPECT_NE(summary.find("| max | 1 | killed (1 of 1) | 0.31 | 256.0 MiB | 256.0 MiB | 0.55 | 1.00 | 0 | 35 | 1 |"),
+            std::string::npos);
+  std::string predict = read(tmp_ / "predict.md");
+  EXPECT_NE(predict.find("| anon-over-high-r1 | high | 1000 | 11 | 7 | 1 | 1 | 5 | 1.024 | 80% | 1.008 | 0.973 | 1.025 |"),
+            std::string::npos);
+  auto json = nlohmann::json::parse(read(tmp_ / "report.json"));
+  EXPECT_EQ(json["runs"].size(), 4u);
+  EXPECT_EQ(json["groups"][0]["workload"], "anon-over");
+  EXPECT_EQ(json["groups"][0]["config"], "max");
+  EXPECT_EQ(json["groups"][0]["outcome"], "killed (1 of 1)");
+}
+
+TEST_F(ReportFiles, JsonOnlyWritesNoPlots) {
+  auto w = make_report({.dirs = {kBasic}, .out = tmp_.string(), .markdown = false, .html = false});
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->files, (std::vector<std::string>{(tmp_ / "report.json").string()}));
+  EXPECT_FALSE(fs::exists(tmp_ / "plots"));
+}
+
+TEST_F(ReportFiles, RefusesMixedBuildsUnlessAllowed) {
+  fs::path batch = tmp_ / "batch";
+  fs::copy(kBasic, batch, fs::copy_options::recursive);
+  fs::path meta = batch / "anon-over-max-r1" / "meta.json";
+  std::string text = read(meta);
+  text.replace(text.find("0123456789abcdef"), 16, "fedcba9876543210");
+  std::ofstream(meta) << text;
+  auto w = make_report({.dirs = {batch.string()}, .out = (tmp_ / "out").string()});
+  ASSERT_FALSE(w.has_value());
+  EXPECT_EQ(w.error().message(),
+            "report: the runs come from 2 different builds (commit abc123 binary 0123456789abcdef; commit "
+            "abc123 binary fedcba9876543210) (rerun them with one build, or pass --allow-mixed to compare them "
+            "anyway)");
+  auto allowed = make_report({.dirs = {batch.string()}, .out = (tmp_ / "out").string(), .allow_mixed = true});
+  EXPECT_TRUE(allowed.has_value());
+}
+
+TEST_F(ReportFiles, BatchJsonLabelsOverrideNames) {
+  fs::path batch = tmp_ / "batch";
+  fs::create_directories(batch);
+  fs::copy(kBasic + "/anon-over-max-r1", batch / "run-7", fs::copy_options::recursive);
+  std::ofstream(batch / "batch.json")
+      << R"({"runs":[{"dir":"run-7","config":"max-only","workload":"leak","rep":3}]})";
+  auto runs = read_runs({batch.string()});
+  ASSERT_TRUE(runs.has_value());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].config, "max-only");
+  EXPECT_EQ((*runs)[0].workload, "leak");
+  EXPECT_EQ((*runs)[0].rep, 3);
+}
+
+struct Output {
+  std::string text;
+  int code;
+};
+
+Output run(const std::string& args) {
+  std::string command = std::string(CGMEM_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string text;
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return {text, WEXITSTATUS(status)};
+}
+
+TEST_F(ReportFiles, CommandPrintsJson) {
+  auto out = run("report " + kBasic + " --out " + tmp_.string() + " --format json --json");
+  ASSERT_EQ(out.code, 0) << out.text;
+  auto json = nlohmann::json::parse(out.text);
+  EXPECT_EQ(json["out_dir"], tmp_.string());
+  EXPECT_EQ(json["groups"].size(), 3u);
+}
+
+TEST_F(ReportFiles, CommandRejectsAnUnknownFormat) {
+  auto out = run("report " + kBasic + " --format md,pdf");
+  EXPECT_EQ(out.code, 2);
+  EXPECT_EQ(out.text, "cgmem: error: --format: 'md,pdf' is not a list of md, json, html\n");
+}
+
+TEST_F(ReportFiles, CommandFailsOnAMissingDirectory) {
+  auto out = run("report " + tmp_.string() + "/nope");
+  EXPECT_EQ(out.code, 1);
+  EXPECT_EQ(out.text, "cgmem: error: read run directory: no such directory: " + tmp_.string() +
+                          "/nope (give a run or batch directory)\n");
+}
+
+}  // namespace
+}  // namespace cgmem::report
