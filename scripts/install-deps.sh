@@ -6,8 +6,7 @@ set -euo pipefail
 packages=(
   # build
   build-essential cmake ninja-build pkg-config git
-  clang libclang-rt-14-dev            # libFuzzer targets and sanitizers
-  clang-16 libclang-rt-16-dev         # the fuzz build: clang 14 cannot compile std::expected
+  clang-16 libclang-rt-16-dev         # libFuzzer targets (clang 14 cannot compile std::expected)
   # libraries (header-only or static-capable, so the static build works)
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -18,7 +17,7 @@ packages=(
   # report: plots
   gnuplot-nox
   # benchmarks that compare with a plain Python parse
-  python3
+  python3 bc                          # bench/ scripts
 )
 
 missing=()

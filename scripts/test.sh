@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds every configuration and runs every test: the README's test command
-# and what .ci/run calls. Configurations:
+# Installs what it needs, builds every configuration and runs every test:
+# the README's test command and what .ci/run calls. Configurations:
 #   build/release  Release, all tests (unit and, through the VM, real-kernel)
 #   build/asan     ASan+UBSan, unit tests
 #   build/static   the fully static cgmem that the VM guest runs
@@ -18,6 +18,9 @@ configure() {  # DIR [cmake args...]
 }
 
 step() { printf '\n== %s\n' "$*"; }
+
+step "install dependencies"
+bash scripts/install-deps.sh
 
 step "configure and build: release, static, asan"
 configure build/release -DCMAKE_BUILD_TYPE=Release -DCGMEM_STATIC_BINARY="$PWD/build/static/src/cli/cgmem"
