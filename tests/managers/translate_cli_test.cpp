@@ -2,27 +2,16 @@
 // codes and error messages word for word.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
+#include "support/run_cgmem.h"
+
 #include <fstream>
 #include <string>
 
 namespace {
 
-struct Output {
-  std::string text;  // stdout and stderr together
-  int code;
-};
+using cgmem::testing::Output;
 
-Output run(const std::string& args) {
-  std::string command = std::string(CGMEM_BINARY) + " translate " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string text;
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {text, WEXITSTATUS(status)};
-}
+Output run(const std::string& args) { return cgmem::testing::run_cgmem("translate " + args); }
 
 bool has(const Output& o, const std::string& s) { return o.text.find(s) != std::string::npos; }
 

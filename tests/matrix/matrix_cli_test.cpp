@@ -1,27 +1,16 @@
 // `cgmem matrix` as a user sees it, for what needs no kernel.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
+#include "support/run_cgmem.h"
+
 #include <filesystem>
 #include <fstream>
 
 namespace {
 
-struct Output {
-  std::string text;
-  int code;
-};
+using cgmem::testing::Output;
 
-Output run(const std::string& args) {
-  std::string command = std::string(CGMEM_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string text;
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {text, WEXITSTATUS(status)};
-}
+Output run(const std::string& args) { return cgmem::testing::run_cgmem(args); }
 
 TEST(MatrixCli, ResumeNeedsOut) {
   auto out = run("matrix " + std::string(CGMEM_SOURCE_DIR) + "/examples/quick.toml --resume");

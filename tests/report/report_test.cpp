@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
+#include "support/run_cgmem.h"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -93,20 +93,9 @@ TEST_F(ReportFiles, BatchJsonLabelsOverrideNames) {
   EXPECT_EQ((*runs)[0].rep, 3);
 }
 
-struct Output {
-  std::string text;
-  int code;
-};
+using cgmem::testing::Output;
 
-Output run(const std::string& args) {
-  std::string command = std::string(CGMEM_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string text;
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {text, WEXITSTATUS(status)};
-}
+Output run(const std::string& args) { return cgmem::testing::run_cgmem(args); }
 
 TEST_F(ReportFiles, CommandPrintsJson) {
   auto out = run("report " + kBasic + " --out " + tmp_.string() + " --format json --json");

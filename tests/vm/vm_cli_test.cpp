@@ -1,25 +1,16 @@
 // `cgmem vm` errors a user meets before any boot, word for word.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
+#include "support/run_cgmem.h"
+
 #include <string>
 
 namespace {
 
-struct Output {
-  std::string text;  // stdout and stderr together
-  int code;
-};
+using cgmem::testing::Output;
 
 Output run(const std::string& args, const std::string& env = "") {
-  std::string command = env + std::string(CGMEM_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string text;
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {text, WEXITSTATUS(status)};
+  return cgmem::testing::run_cgmem(args, env);
 }
 
 TEST(VmCli, NothingToRun) {
