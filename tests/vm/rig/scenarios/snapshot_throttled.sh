@@ -13,12 +13,14 @@ for f in "$cg"/*; do
   [ -f "$f" ] && cat "$f" > "files/$(basename "$f")" 2>/dev/null
 done
 child=$(head -n1 "$cg/cgroup.procs")
-# wchan is "0" while the task runs between sleeps: sample until it sleeps.
+# Between sleeps the task runs (state R, wchan "0"): sample until stat and
+# wchan, read back to back, both show it asleep in the throttle.
 i=0
-while [ $i -lt 40 ]; do
-  cat "/proc/$child/stat" > proc/stat
+while [ $i -lt 100 ]; do
   cat "/proc/$child/wchan" > proc/wchan
-  [ "$(cat proc/wchan)" != 0 ] && break
+  cat "/proc/$child/stat" > proc/stat
+  state=$(sed 's/.*) //' proc/stat | cut -c1)
+  [ "$state" = D ] && [ "$(cat proc/wchan)" != 0 ] && break
   sleep 0.05
   i=$((i + 1))
 done
