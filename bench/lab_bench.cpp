@@ -13,12 +13,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <new>
+
+#include "support/count_allocations.h"
 
 #include "lab/json_line.h"
 #include "lab/op_line.h"
@@ -26,22 +26,6 @@
 #include "lab/sampler.h"
 #include "lab/write_all.h"
 
-// The counting operator new/delete pair is malloc/free underneath; g++ 12
-// cannot see that across the inlined static initializers of the library.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<size_t> g_allocations{0};
-}
-void* operator new(size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -74,10 +58,10 @@ void BM_SamplerTick(benchmark::State& state) {
   auto sampler = Sampler::open(tree.cgroup, tree.proc);
   int fd = ::open("/dev/null", O_WRONLY);
   (void)(*sampler)->tick(0, fd);  // the first tick opens the process's files
-  size_t before = g_allocations;
+  size_t before = cgmem::testing::allocation_count();
   for (auto _ : state) benchmark::DoNotOptimize((*sampler)->tick(now_ns(), fd));
   state.counters["allocs_per_tick"] = benchmark::Counter(
-      static_cast<double>(g_allocations - before), benchmark::Counter::kAvgIterations);
+      static_cast<double>(cgmem::testing::allocation_count() - before), benchmark::Counter::kAvgIterations);
   state.counters["line_bytes"] = static_cast<double>((*sampler)->last_line().size());
   ::close(fd);
 }
@@ -90,7 +74,7 @@ void BM_OpMeasurement(benchmark::State& state) {
   char storage[512];
   JsonLine line(storage);
   OpRecord record{.pid = static_cast<int>(::getpid())};
-  size_t before = g_allocations;
+  size_t before = cgmem::testing::allocation_count();
   for (auto _ : state) {
     auto b = counters->read();
     uint64_t start = now_ns();
@@ -103,7 +87,7 @@ void BM_OpMeasurement(benchmark::State& state) {
     ++record.op;
   }
   state.counters["allocs_per_op"] = benchmark::Counter(
-      static_cast<double>(g_allocations - before), benchmark::Counter::kAvgIterations);
+      static_cast<double>(cgmem::testing::allocation_count() - before), benchmark::Counter::kAvgIterations);
   ::close(fd);
 }
 BENCHMARK(BM_OpMeasurement);

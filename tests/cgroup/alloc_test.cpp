@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <atomic>
-#include <cstdlib>
 #include <new>
+
+#include "support/count_allocations.h"
 
 #include "cgroup/flat_keyed.h"
 #include "cgroup/nested_keyed.h"
@@ -17,20 +17,6 @@
 #include "proc/stat.h"
 #include "proc/wchan.h"
 
-namespace {
-std::atomic<size_t> g_allocations{0};
-}
-
-void* operator new(size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
 
 namespace cgmem::cgroup {
 namespace {
@@ -40,10 +26,10 @@ using testing::fixture_path;
 const std::string kRun = "cgroup-v2-6.12-throttled/lab-run1/";
 
 TEST(NoAllocation, TheCounterSeesAnAllocation) {
-  size_t before = g_allocations;
+  size_t before = cgmem::testing::allocation_count();
   auto* p = new std::string(100, 'x');  // the test itself must be able to fail
   delete p;
-  EXPECT_GT(g_allocations - before, 0u);
+  EXPECT_GT(cgmem::testing::allocation_count() - before, 0u);
 }
 
 TEST(NoAllocation, PreopenedReadsAndLookups) {
@@ -57,7 +43,7 @@ TEST(NoAllocation, PreopenedReadsAndLookups) {
   std::array<char, 8192> buffer;
   uint64_t sum = 0;
 
-  size_t before = g_allocations;
+  size_t before = cgmem::testing::allocation_count();
   for (int tick = 0; tick < 100; ++tick) {
     sum += parse_memory_current(current->read(buffer).value()).value_or(0);
     sum += flat_value(events->read_raw(buffer).value_or(""), "high").value_or(0);
@@ -70,7 +56,7 @@ TEST(NoAllocation, PreopenedReadsAndLookups) {
     sum += ps->utime_ticks + static_cast<uint64_t>(ps->state);
     sum += proc::parse_wchan(wchan->read(buffer).value()).size();
   }
-  size_t allocations = g_allocations - before;
+  size_t allocations = cgmem::testing::allocation_count() - before;
 
   EXPECT_EQ(allocations, 0u);
   EXPECT_EQ(sum, 100ull * (34140160 + 309 + 6027841 + 16777216 + 20 + 'D' + 27));

@@ -4,37 +4,23 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cstdlib>
 #include <new>
+
+#include "support/count_allocations.h"
 
 #include "lab/sampler.h"
 #include "lab/workload.h"
 #include "lab_fixture.h"
 
-namespace {
-std::atomic<size_t> g_allocations{0};
-}
-
-void* operator new(size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
 
 namespace cgmem::lab {
 namespace {
 
 TEST(NoAllocation, TheCounterSeesAnAllocation) {
-  size_t before = g_allocations;
+  size_t before = cgmem::testing::allocation_count();
   auto* p = new std::string(100, 'x');
   delete p;
-  EXPECT_GT(g_allocations - before, 0u);
+  EXPECT_GT(cgmem::testing::allocation_count() - before, 0u);
 }
 
 TEST(NoAllocation, SamplerTick) {
@@ -43,9 +29,9 @@ TEST(NoAllocation, SamplerTick) {
   ASSERT_TRUE(sampler);
   int fd = ::open("/dev/null", O_WRONLY);
   ASSERT_TRUE((*sampler)->tick(1, fd));  // the first tick opens the process's files
-  size_t before = g_allocations;
+  size_t before = cgmem::testing::allocation_count();
   for (int i = 0; i < 100; ++i) ASSERT_TRUE((*sampler)->tick(2 + i, fd));
-  EXPECT_EQ(g_allocations - before, 0u);
+  EXPECT_EQ(cgmem::testing::allocation_count() - before, 0u);
   ::close(fd);
 }
 
@@ -53,10 +39,10 @@ TEST(NoAllocation, SamplerTick) {
 size_t allocations_for(testing::ThrottledTree& tree, uint64_t target, uint64_t churn) {
   auto counters = OwnCounters::open(tree.cgroup, false);
   int fd = ::open("/dev/null", O_WRONLY);
-  size_t before = g_allocations;
+  size_t before = cgmem::testing::allocation_count();
   auto ops = run_share(WorkloadOptions{.target_bytes = target, .churn = churn},
                        Share{.target_bytes = target}, *counters, fd);
-  size_t used = g_allocations - before;
+  size_t used = cgmem::testing::allocation_count() - before;
   ::close(fd);
   EXPECT_TRUE(ops);
   return used;
