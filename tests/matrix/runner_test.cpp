@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lab/matrix/sha256.h"
+#include "support/temp_dir.h"
 
 namespace cgmem::lab {
 namespace {
@@ -46,9 +47,6 @@ class FakeLauncher : public Launcher {
 class MatrixRunner : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/cgmem-matrix-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    tmp_ = tmpl;
     std::ofstream(tmp_ / "CLAIM.md") << "memory.high throttles, memory.max kills\n";
     std::ofstream(tmp_ / "spec.toml") << R"(
 name = "t"
@@ -72,10 +70,10 @@ args = ["--target", "40M"]
     options_.out_dir = (tmp_ / "batch").string();
     options_.code = {{"git_commit", "abc"}};
   }
-  void TearDown() override { fs::remove_all(tmp_); }
   Result<MatrixResult> run() { return run_matrix(spec_, options_, launcher_, progress_); }
 
-  fs::path tmp_;
+  cgmem::testing::TempDir temp_;
+  fs::path tmp_ = temp_.dir();
   MatrixSpec spec_;
   MatrixOptions options_;
   FakeLauncher launcher_;

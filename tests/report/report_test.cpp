@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/run_cgmem.h"
+#include "support/temp_dir.h"
 
 #include <filesystem>
 #include <fstream>
@@ -17,19 +18,14 @@ const std::string kBasic = std::string(CGMEM_FIXTURES) + "/runs/basic";
 
 class ReportFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/cgmem-report-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    tmp_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(tmp_); }
   std::string read(const fs::path& p) {
     std::ifstream in(p);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
   }
-  fs::path tmp_;
+  cgmem::testing::TempDir temp_;
+  fs::path tmp_ = temp_.dir();
 };
 
 TEST_F(ReportFiles, WritesEveryFormat) {
