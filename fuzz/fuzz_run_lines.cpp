@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bool ok = report::scan_op_line(line, a);
     fuzz::check(ok == report::scan_op_line(line, b));
     if (ok)
-      fuzz::check(a.op == b.op && a.t_ns == b.t_ns && a.lat_ns == b.lat_ns && a.phase == b.phase &&
+      fuzz::check(a.t_ns == b.t_ns && a.lat_ns == b.lat_ns && a.phase == b.phase &&
                   a.current_after == b.current_after && a.high_after == b.high_after);
     report::Sample s;
     report::parse_sample_line(line, s);

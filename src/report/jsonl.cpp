@@ -21,7 +21,9 @@ Result<MappedFile> MappedFile::open(const std::string& path) {
     close(fd);
     return MappedFile(nullptr, 0);
   }
-  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  // Not MAP_POPULATE: the pages are faulted in by the threads that scan
+  // them (read_ops.h), which shares that work out.
+  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   auto error = data == MAP_FAILED ? sys_error("map run file", path) : std::unexpected<Error>(Error{});
   close(fd);
   if (data == MAP_FAILED) return error;

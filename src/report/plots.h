@@ -4,14 +4,16 @@
 //   memory-WORKLOAD     memory.current over time, one line per run
 //   sleeps-WORKLOAD     median sleeps per op per memory.current bin, one line
 //                       per config with memory.high (single-process runs)
-// Data files and the script are written next to the images, so a figure can
-// be redrawn or restyled by hand.
+// Each figure's data files and script (NAME.gp) are written next to its
+// images, so it can be redrawn or restyled by hand.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "report/gnuplot.h"
 #include "report/run.h"
 
 namespace cgmem::report {
@@ -24,14 +26,13 @@ struct Figure {
 struct Plots {
   std::vector<Figure> figures;  // each has NAME.png and NAME.svg in the plots dir
   std::string warning;          // why there are no images, if so
-  int gnuplot_pid = -1;         // gnuplot still drawing, until finish_plots
   std::string dir;
+  std::unique_ptr<Gnuplots> gnuplots;  // still drawing, until finish_plots
 };
 
-// Writes data and script under out_dir/plots and starts gnuplot on them; the
-// report computes its tables while gnuplot draws (on 1 million ops that
-// hides gnuplot's 0.1 s). A missing gnuplot is a warning (the report goes on
-// without images), not an error.
+// Writes data and scripts under out_dir/plots and starts gnuplot on them; the
+// report computes its tables while gnuplot draws. A missing gnuplot is a
+// warning (the report goes on without images), not an error.
 Result<Plots> write_plots(const std::vector<Run>& runs, const std::string& out_dir);
 
 // Waits for gnuplot; on failure clears the figures and sets the warning.

@@ -153,9 +153,10 @@ std::optional<KillCheck> kill_check(const Run& run, const Meta& meta, const mode
 
 std::optional<PsiCheck> psi_check(const Run& run) {
   std::vector<double> quiet;
+  quiet.reserve(run.ops.size());
   for (const auto& op : run.ops)
     if (op.high_after == op.high_before) quiet.push_back(static_cast<double>(op.lat_ns) / kNsPerMs);
-  auto normal = median(quiet);
+  auto normal = quantile_in_place(quiet, 0.5);
   if (!normal) return std::nullopt;
   PsiCheck c;
   c.normal_ms = *normal;

@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <future>
 
 #include "report/json_get.h"
 #include "report/jsonl.h"
-#include "report/op_scan.h"
+#include "report/read_ops.h"
 
 namespace cgmem::report {
 
@@ -185,14 +186,7 @@ Result<void> read_ops(const std::string& path, Run& run) {
   if (!fs::exists(path)) return {};
   auto file = MappedFile::open(path);
   if (!file) return std::unexpected(file.error());
-  // About 230 bytes per line; reserving avoids regrowing a million-op vector.
-  run.ops.reserve(file->text().size() / 200 + 16);
-  run.ops_lines = for_each_line(file->text(), [&](std::string_view line) {
-    Op op;
-    if (!scan_op_line(line, op)) return false;
-    run.ops.push_back(op);
-    return true;
-  });
+  run.ops_lines = scan_ops(file->text(), run.ops);
   return {};
 }
 
@@ -225,8 +219,11 @@ Result<Run> read_run(const std::string& dir) {
     if (!text) return std::unexpected(text.error());
     if (auto outcome = parse_outcome(*text, outcome_path)) run.outcome = std::move(*outcome);
   }
-  if (auto r = read_ops(dir + "/ops.jsonl", run); !r) return std::unexpected(r.error());
-  if (auto r = read_samples(dir + "/samples.jsonl", run); !r) return std::unexpected(r.error());
+  // The samples are parsed while the ops are scanned: the two share nothing.
+  auto samples = std::async(std::launch::async, read_samples, dir + "/samples.jsonl", std::ref(run));
+  auto ops = read_ops(dir + "/ops.jsonl", run);
+  if (auto r = samples.get(); !r) return std::unexpected(r.error());
+  if (!ops) return std::unexpected(ops.error());
   std::string name = run.meta.name.empty() ? fs::path(dir).filename().string() : run.meta.name;
   auto [workload, rep] = split_rep(name);
   run.config = config_of(run.meta);

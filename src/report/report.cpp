@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <set>
 
@@ -147,12 +148,10 @@ Result<Written> make_report(const Options& o) {
   std::error_code ec;
   fs::create_directories(w.out_dir, ec);
   if (ec) return fail("report: create the output directory: " + ec.message(), w.out_dir, "pick another --out");
-  Plots plots;
-  if (o.markdown || o.html) {  // gnuplot draws while the tables are computed
-    auto p = write_plots(*runs, w.out_dir);
-    if (!p) return std::unexpected(p.error());
-    plots = std::move(*p);
-  }
+  // The plots' data is binned on a second thread and gnuplot draws while
+  // this one computes the tables.
+  std::future<Result<Plots>> plotting;
+  if (o.markdown || o.html) plotting = std::async(std::launch::async, write_plots, std::cref(*runs), w.out_dir);
   std::vector<RunSummary> sums;
   std::vector<RunPrediction> preds;
   for (const auto& r : *runs) {
@@ -163,7 +162,13 @@ Result<Written> make_report(const Options& o) {
   w.notes = batch_notes(*runs, sums);
   auto summary = summary_sections(sums, groups);
   auto predicted = predict_sections(preds);
-  finish_plots(plots);
+  Plots plots;
+  if (plotting.valid()) {
+    auto p = plotting.get();
+    if (!p) return std::unexpected(p.error());
+    plots = std::move(*p);
+    finish_plots(plots);
+  }
   if (!plots.warning.empty()) w.notes.push_back(plots.warning);
   w.json = {{"schema", 1}, {"notes", w.notes}, {"runs", Json::array()}, {"groups", Json::array()},
             {"predictions", Json::array()}, {"plots", Json::array()}};
@@ -181,7 +186,8 @@ Result<Written> make_report(const Options& o) {
     if (auto r = write_text(out / "report.json", w.json.dump(2) + "\n", w); !r) return std::unexpected(r.error());
   }
   if (o.html) {
-    Page page{.title = "cgmem report", .notes = w.notes, .summary = summary, .predict = predicted, .plots = plots};
+    Page page{.title = "cgmem report", .notes = w.notes, .summary = summary, .predict = predicted,
+              .plots = std::move(plots)};
     if (auto r = write_text(out / "report.html", html(page), w); !r) return std::unexpected(r.error());
   }
   return w;

@@ -10,24 +10,10 @@
 #include <vector>
 
 #include "common/size.h"
+#include "report/op.h"
+#include "report/op_list.h"
 
 namespace cgmem::report {
-
-enum class Phase : uint8_t { kGrow, kChurn, kOwnHigh, kOther };
-
-// One line of ops.jsonl. Plain numbers, so a million of them stay compact.
-struct Op {
-  int64_t t_ns = 0;
-  int64_t lat_ns = 0;
-  uint64_t held_bytes = 0;
-  uint64_t current_before = 0, current_after = 0;
-  uint64_t high_before = 0, high_after = 0;
-  uint64_t max_before = 0, max_after = 0;
-  uint32_t op = 0;
-  int32_t pid = 0;
-  int16_t cpu = -1;
-  Phase phase = Phase::kOther;
-};
 
 struct Psi {
   double some_total_us = 0, full_total_us = 0;
@@ -100,7 +86,7 @@ struct Run {
   int rep = 0;           // repetition from the matrix or the -rN suffix, else 0
   Meta meta;
   std::optional<Outcome> outcome;  // absent: the run did not finish
-  std::vector<Op> ops;
+  OpList ops;
   std::vector<Sample> samples;
   LineCounts ops_lines, samples_lines;
 };

@@ -6,7 +6,7 @@
 
 namespace cgmem::report {
 
-std::optional<double> quantile(std::vector<double> values, double q) {
+std::optional<double> quantile_in_place(std::span<double> values, double q) {
   if (values.empty()) return std::nullopt;
   q = std::clamp(q, 0.0, 1.0);
   double pos = q * static_cast<double>(values.size() - 1);

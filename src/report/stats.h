@@ -11,8 +11,12 @@
 namespace cgmem::report {
 
 // The q-quantile (q in [0, 1]) of values; empty input gives nullopt.
-// Takes a copy because it reorders.
-std::optional<double> quantile(std::vector<double> values, double q);
+// Reorders `values`.
+std::optional<double> quantile_in_place(std::span<double> values, double q);
+// The same on a copy.
+inline std::optional<double> quantile(std::vector<double> values, double q) {
+  return quantile_in_place(values, q);
+}
 inline std::optional<double> median(std::vector<double> values) {
   return quantile(std::move(values), 0.5);
 }

@@ -15,18 +15,23 @@ void latency_columns(const Run& run, RunSummary& s) {
   std::vector<double> lat;
   lat.reserve(run.ops.size());
   for (const auto& op : run.ops) lat.push_back(static_cast<double>(op.lat_ns) / kNsPerMs);
-  s.median_op_ms = median(lat);
-  std::vector<std::pair<int64_t, double>> by_time;
-  by_time.reserve(run.ops.size());
-  for (const auto& op : run.ops) by_time.emplace_back(op.t_ns, static_cast<double>(op.lat_ns) / kNsPerMs);
-  auto earlier = [](const auto& a, const auto& b) { return a.first < b.first; };
-  // One process logs in time order; several interleave and need the sort.
-  if (!std::is_sorted(by_time.begin(), by_time.end(), earlier))
-    std::stable_sort(by_time.begin(), by_time.end(), earlier);
-  size_t n = (by_time.size() + 9) / 10;
+  s.median_op_ms = quantile_in_place(lat, 0.5);
+  size_t n = (run.ops.size() + 9) / 10;
   std::vector<double> tail;
-  for (size_t i = by_time.size() - n; i < by_time.size(); ++i) tail.push_back(by_time[i].second);
-  s.p99_last10_ms = quantile(std::move(tail), 0.99);
+  tail.reserve(n);
+  // One process logs in time order; several interleave and need a sort.
+  if (std::is_sorted(run.ops.begin(), run.ops.end(), [](const Op& a, const Op& b) { return a.t_ns < b.t_ns; })) {
+    size_t i = 0, first = run.ops.size() - n;
+    for (const auto& op : run.ops)
+      if (i++ >= first) tail.push_back(static_cast<double>(op.lat_ns) / kNsPerMs);
+  } else {
+    std::vector<std::pair<int64_t, double>> by_time;
+    by_time.reserve(run.ops.size());
+    for (const auto& op : run.ops) by_time.emplace_back(op.t_ns, static_cast<double>(op.lat_ns) / kNsPerMs);
+    std::stable_sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = by_time.size() - n; i < by_time.size(); ++i) tail.push_back(by_time[i].second);
+  }
+  s.p99_last10_ms = quantile_in_place(tail, 0.99);
 }
 
 // Peak: every reading. Final: the latest reading while the workload was

@@ -14,19 +14,56 @@ TEST(ReportOpScan, ReadsEveryKeyOfTheFormatExample) {
       R"("held_bytes":243269632,"current_before":250875904,"current_after":250880000,)"
       R"("high_before":10438,"high_after":10455,"max_before":1,"max_after":2})",
       op));
-  EXPECT_EQ(op.op, 412u);
   EXPECT_EQ(op.phase, Phase::kChurn);
-  EXPECT_EQ(op.pid, 311);
-  EXPECT_EQ(op.cpu, 0);
   EXPECT_EQ(op.t_ns, 91237733821);
   EXPECT_EQ(op.lat_ns, 191800211);
-  EXPECT_EQ(op.held_bytes, 243269632u);
   EXPECT_EQ(op.current_before, 250875904u);
   EXPECT_EQ(op.current_after, 250880000u);
   EXPECT_EQ(op.high_before, 10438u);
   EXPECT_EQ(op.high_after, 10455u);
-  EXPECT_EQ(op.max_before, 1u);
   EXPECT_EQ(op.max_after, 2u);
+}
+
+bool same(const Op& a, const Op& b) {
+  return a.t_ns == b.t_ns && a.lat_ns == b.lat_ns && a.current_before == b.current_before &&
+         a.current_after == b.current_after && a.high_before == b.high_before && a.high_after == b.high_after &&
+         a.max_after == b.max_after && a.phase == b.phase;
+}
+
+// Lines in the lab's exact shape take the scanner's fast path; the same
+// lines with spaces added, or keys moved, take the general one. Both must
+// read the same op, and refuse the same bad lines.
+TEST(ReportOpScan, LabShapeAndGeneralPathAgree) {
+  const std::string lab =
+      R"({"op":7,"phase":"own_high","pid":9,"cpu":1,"t_ns":-5,"lat_ns":18446744073,"held_bytes":1,)"
+      R"("current_before":18446744073709551615,"current_after":0,"high_before":17,"high_after":34,)"
+      R"("max_before":2,"max_after":3})";
+  Op fast, general, moved;
+  ASSERT_TRUE(scan_op_line(lab, fast));
+  std::string spaced;
+  for (char c : lab) {
+    spaced += c;
+    if (c == ',' || c == ':') spaced += ' ';
+  }
+  ASSERT_TRUE(scan_op_line(spaced, general));
+  EXPECT_TRUE(same(fast, general));
+  EXPECT_EQ(fast.current_before, UINT64_MAX);
+  EXPECT_EQ(fast.t_ns, -5);
+  EXPECT_EQ(fast.phase, Phase::kOwnHigh);
+  std::string reordered = R"({"max_after":3,)" + lab.substr(1, lab.size() - 16) + "}";
+  ASSERT_TRUE(scan_op_line(reordered, moved)) << reordered;
+  EXPECT_TRUE(same(fast, moved));
+  Op extra;  // the lab's shape and one key more: the general path reads it
+  ASSERT_TRUE(scan_op_line(lab.substr(0, lab.size() - 1) + R"(,"note":"x"})", extra));
+  EXPECT_TRUE(same(fast, extra));
+  // The lab's shape with one bad value, kept or not: refused either way.
+  for (auto [from, to] : {std::pair{R"("op":7)", R"("op":-7)"}, {R"("cpu":1)", R"("cpu":1.0)"},
+                          {R"("lat_ns":18446744073)", R"("lat_ns":"1")"}, {R"("max_after":3})", R"("max_after":3} x)"}}) {
+    std::string bad = lab;
+    bad.replace(bad.find(from), std::string_view(from).size(), to);
+    Op op;
+    EXPECT_FALSE(scan_op_line(bad, op)) << bad;
+  }
 }
 
 TEST(ReportOpScan, SkipsUnknownKeysOfAnyShape) {
@@ -43,7 +80,7 @@ TEST(ReportOpScan, MissingKeysKeepTheirDefaults) {
   Op op;
   ASSERT_TRUE(scan_op_line(R"({"lat_ns":5})", op));
   EXPECT_EQ(op.lat_ns, 5);
-  EXPECT_EQ(op.cpu, -1);
+  EXPECT_EQ(op.t_ns, 0);
   EXPECT_EQ(op.phase, Phase::kOther);
   EXPECT_TRUE(scan_op_line("{}", op));
 }
@@ -59,6 +96,8 @@ TEST(ReportOpScan, RejectsLinesThatAreNotOpObjects) {
       R"({"lat_ns":"7"})",                 // string in an integer field
       R"({"op":99999999999})",             // out of range for an op index
       R"({"high_after":18446744073709551616})",  // above 2^64 - 1
+      R"({"pid":"311"})",                  // a key the report does not keep is still checked
+      R"({"cpu":70000})",                  // out of range for a CPU number
       R"({"op":1} trailing)",              // garbage after the object
       R"({"op" 1})",                       // no colon
       R"({"op":1,})",                      // trailing comma
@@ -71,15 +110,15 @@ TEST(ReportOpScan, RejectsLinesThatAreNotOpObjects) {
 }
 
 TEST(ReportJsonl, CountsATruncatedLastLineAndBadLines) {
-  std::string text = "{\"op\":1}\n\nnot json\n{\"op\":2}\n{\"op\":3,\"lat";
-  std::vector<uint32_t> seen;
+  std::string text = "{\"t_ns\":1}\n\nnot json\n{\"t_ns\":2}\n{\"t_ns\":3,\"lat";
+  std::vector<int64_t> seen;
   auto counts = for_each_line(text, [&](std::string_view line) {
     Op op;
     if (!scan_op_line(line, op)) return false;
-    seen.push_back(op.op);
+    seen.push_back(op.t_ns);
     return true;
   });
-  EXPECT_EQ(seen, (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(seen, (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(counts.read, 3u);
   EXPECT_EQ(counts.bad, 1u);
   EXPECT_EQ(counts.truncated_last, 1u);

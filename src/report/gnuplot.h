@@ -1,0 +1,42 @@
+// A few gnuplot processes that draw figure scripts as they are handed over.
+// They start before any data exists and read `load` commands on their stdin,
+// so a figure is drawn while the next one's data is still being binned, and
+// the figures are spread over the cores (cairo's PNG encoding is most of
+// the report's drawing time).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cgmem::report {
+
+class Gnuplots {
+ public:
+  // Starts up to `count` gnuplots in `dir`, their output appended to
+  // dir/gnuplot.log. None started (gnuplot missing) sets warning().
+  Gnuplots(const std::string& dir, unsigned count);
+  ~Gnuplots();
+  Gnuplots(const Gnuplots&) = delete;
+  Gnuplots& operator=(const Gnuplots&) = delete;
+
+  // Hands gnuplot `commands` (ending in a newline) on the process with the
+  // least work so far; `cost` is this job's share in any unit.
+  void draw(const std::string& commands, unsigned cost);
+  // Ends their input and waits. False when one failed or could not be fed;
+  // warning() then says where to look.
+  bool finish();
+  const std::string& warning() const { return warning_; }
+
+ private:
+  struct Process {
+    int pid = -1;
+    int input = -1;  // our end of its stdin
+    unsigned load = 0;
+  };
+  std::string dir_;
+  std::vector<Process> procs_;
+  bool failed_ = false;
+  std::string warning_;
+};
+
+}  // namespace cgmem::report

@@ -1,0 +1,23 @@
+// What the report keeps of one line of ops.jsonl (docs/run-format.md).
+#pragma once
+
+#include <cstdint>
+
+namespace cgmem::report {
+
+enum class Phase : uint8_t { kGrow, kChurn, kOwnHigh, kOther };
+
+// One line of ops.jsonl, as the report uses it: 64 bytes, so a million of
+// them cost 64 MB. The scanner still checks the keys it does not keep (op,
+// pid, cpu, held_bytes, max_before).
+struct Op {
+  int64_t t_ns = 0;
+  int64_t lat_ns = 0;
+  uint64_t current_before = 0, current_after = 0;
+  uint64_t high_before = 0, high_after = 0;
+  uint64_t max_after = 0;
+  Phase phase = Phase::kOther;
+};
+static_assert(sizeof(Op) == 64);
+
+}  // namespace cgmem::report

@@ -1,0 +1,84 @@
+// A run's ops in file order. ops.jsonl is scanned in pieces on several
+// threads (read_ops.h) and the pieces are kept as they are: joining a
+// million ops into one vector would copy 64 MB, about 13 ms, for nothing.
+#pragma once
+
+#include <cassert>
+#include <cstddef>
+#include <iterator>
+#include <vector>
+
+#include "report/op.h"
+
+namespace cgmem::report {
+
+class OpList {
+ public:
+  using Piece = std::vector<Op>;
+
+  class Iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Op;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Op*;
+    using reference = const Op&;
+
+    Iterator() = default;
+    reference operator*() const { return (*pieces_)[piece_][i_]; }
+    pointer operator->() const { return &**this; }
+    Iterator& operator++() {
+      if (++i_ == (*pieces_)[piece_].size()) {
+        i_ = 0;
+        ++piece_;
+        skip_empty();
+      }
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator old = *this;
+      ++*this;
+      return old;
+    }
+    bool operator==(const Iterator& o) const { return piece_ == o.piece_ && i_ == o.i_; }
+
+   private:
+    friend class OpList;
+    Iterator(const std::vector<Piece>* pieces, size_t piece) : pieces_(pieces), piece_(piece) { skip_empty(); }
+    void skip_empty() {
+      while (piece_ < pieces_->size() && (*pieces_)[piece_].empty()) ++piece_;
+    }
+    const std::vector<Piece>* pieces_ = nullptr;
+    size_t piece_ = 0, i_ = 0;
+  };
+
+  Iterator begin() const { return {&pieces_, 0}; }
+  Iterator end() const { return {&pieces_, pieces_.size()}; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Op& operator[](size_t i) const {
+    assert(i < size_);
+    for (const Piece& p : pieces_) {
+      if (i < p.size()) return p[i];
+      i -= p.size();
+    }
+    return pieces_.back().back();  // not reached for i < size()
+  }
+  const Op& back() const { return (*this)[size_ - 1]; }
+  void push_back(const Op& op) {
+    if (pieces_.empty()) pieces_.emplace_back();
+    pieces_.back().push_back(op);
+    ++size_;
+  }
+  // Appends a piece read elsewhere, without copying it.
+  void append(Piece piece) {
+    size_ += piece.size();
+    pieces_.push_back(std::move(piece));
+  }
+
+ private:
+  std::vector<Piece> pieces_;
+  size_t size_ = 0;
+};
+
+}  // namespace cgmem::report
