@@ -59,6 +59,7 @@ std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model:
     uint64_t rise = op.high_after - op.high_before;
     if (rise % kEventsPerSleep != 0) {
       ++c.skipped_not_multiple;
+      if (rise % kEventsPerSleep == 1) ++c.skipped_one_over;
       continue;
     }
     uint64_t mid = op.current_before / 2 + op.current_after / 2;

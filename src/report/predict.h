@@ -22,6 +22,7 @@ struct SleepCheck {
   uint64_t ops = 0;                   // ops in the run
   uint64_t ops_with_rise = 0;         // high counter rose during the op
   uint64_t skipped_not_multiple = 0;  // rise not a multiple of 17
+  uint64_t skipped_one_over = 0;      // of those, rises of 17k + 1 (6.12 gave 18s)
   uint64_t formula_no_sleep = 0;      // slept, but the formula says no sleep there
   uint64_t compared = 0;              // ops in the ratio
   std::optional<double> median_ratio;        // latency / (sleeps x formula)

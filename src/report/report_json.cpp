@@ -29,6 +29,7 @@ json sleeps_json(const SleepCheck& c) {
   return {{"ops", c.ops},
           {"ops_with_rise", c.ops_with_rise},
           {"skipped_not_multiple_of_17", c.skipped_not_multiple},
+          {"skipped_17k_plus_1", c.skipped_one_over},
           {"formula_no_sleep", c.formula_no_sleep},
           {"compared", c.compared},
           {"median_ratio", opt(c.median_ratio)},

@@ -138,6 +138,7 @@ TEST(ReportPredict, SleepsAndRatiosOfTheHighRun) {
   EXPECT_EQ(c.ops, 11u);
   EXPECT_EQ(c.ops_with_rise, 7u);
   EXPECT_EQ(c.skipped_not_multiple, 1u);
+  EXPECT_EQ(c.skipped_one_over, 0u);  // the skipped rise is 20
   EXPECT_EQ(c.formula_no_sleep, 1u);
   EXPECT_EQ(c.compared, 5u);
   EXPECT_NEAR(*c.median_ratio, 2047.9 / 2000, 1e-9);  // ratios 1.0 1.1 1.5 0.9 1.024
@@ -148,6 +149,21 @@ TEST(ReportPredict, SleepsAndRatiosOfTheHighRun) {
   EXPECT_NEAR(*c.median_ratio_wheel_upper, (2047.9 / 2032 + 5139.2 / (64 * 77)) / 2, 1e-9);
   EXPECT_DOUBLE_EQ(*c.median_sleeps_50ms, 33);  // 1, 2, 64, 64
   EXPECT_NEAR(*c.slow_phase_share, (5139.2 + 15840) / 24237.0, 1e-9);
+}
+
+TEST(ReportPredict, RisesOneOverAMultipleOf17AreCountedApart) {
+  report::Run run = load("anon-over-high-r1");
+  OpList ops;  // the run's ops with each rise one higher, as 6.12 gave in clamp runs
+  for (Op op : run.ops) {
+    if (op.high_after > op.high_before && (op.high_after - op.high_before) % 17 == 0) op.high_after += 1;
+    ops.push_back(op);
+  }
+  run.ops = std::move(ops);
+  RunPrediction p = predict(run);
+  ASSERT_TRUE(p.sleeps.has_value());
+  EXPECT_EQ(p.sleeps->skipped_not_multiple, 7u);
+  EXPECT_EQ(p.sleeps->skipped_one_over, 6u);
+  EXPECT_EQ(p.sleeps->compared, 0u);
 }
 
 TEST(ReportPredict, BinsOfTheHighRun) {
