@@ -32,6 +32,7 @@ nlohmann::json host_facts_json(const HostFacts& facts) {
       {"zswap", or_null(facts.zswap)},
       {"thp", facts.thp.empty() ? nlohmann::json(nullptr) : nlohmann::json(facts.thp)},
       {"psi", facts.psi},
+      {"virtualized", or_null(facts.virtualized)},
       {"cgroup2_mount", or_null(facts.cgroup2_mount)},
       {"cgroup2_controllers", facts.cgroup2_controllers},
       {"cgroup2_enabled", facts.cgroup2_enabled},

@@ -115,6 +115,24 @@ std::optional<uint64_t> mem_total(std::string_view meminfo_text) {
   return std::nullopt;
 }
 
+std::optional<std::string> virtualization(std::string_view cmdline, std::string_view cpuinfo) {
+  for (std::string_view rest = trim(cmdline); !rest.empty();) {
+    std::string_view word = next_word(rest);
+    if (word == "cgmem.accel=kvm" || word == "cgmem.accel=tcg") return std::string(word.substr(12));
+  }
+  for (std::string_view rest = cpuinfo; !rest.empty();) {
+    std::string_view line = next_line(rest);
+    if (!line.starts_with("flags")) continue;
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    for (std::string_view flags = line.substr(colon + 1); !flags.empty();) {
+      if (next_word(flags) == "hypervisor") return "hypervisor";
+    }
+    break;  // every CPU lists the same flags
+  }
+  return std::nullopt;
+}
+
 HostFacts probe_host(const HostRoots& roots) {
   HostFacts facts;
   facts.kernel = std::string(trim(read_or_empty(roots.proc + "/sys/kernel/osrelease")));
@@ -131,6 +149,7 @@ HostFacts probe_host(const HostRoots& roots) {
   }
   facts.thp = chosen_word(read_or_empty(roots.sys + "/kernel/mm/transparent_hugepage/enabled"));
   facts.psi = parse_pressure(read_or_empty(roots.proc + "/pressure/memory"), "memory").has_value();
+  facts.virtualized = virtualization(read_or_empty(roots.proc + "/cmdline"), read_or_empty(roots.proc + "/cpuinfo"));
   probe_cgroups(roots, facts);
   return facts;
 }

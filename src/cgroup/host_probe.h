@@ -42,6 +42,10 @@ struct HostFacts {
   std::optional<bool> zswap;          // nullopt: no zswap module
   std::string thp;                    // "always", "madvise", "never"; "" when unknown
   bool psi = false;                   // PROC/pressure/memory readable and well formed
+  // "kvm" or "tcg": cgmem's own VM (cgmem.accel= on the kernel command
+  // line); "hypervisor": some other VM (the CPU's hypervisor flag);
+  // nullopt: no sign of one.
+  std::optional<std::string> virtualized;
 
   std::optional<std::string> cgroup2_mount;       // as mounted (host path)
   std::vector<std::string> cgroup2_controllers;   // root cgroup.controllers
@@ -69,6 +73,10 @@ std::string chosen_word(std::string_view text);
 
 // PROC/swaps: the devices (sizes in the file are KiB). Malformed lines are skipped.
 std::vector<SwapDevice> parse_swaps(std::string_view text);
+
+// What the kernel command line and /proc/cpuinfo say about a hypervisor
+// (HostFacts::virtualized).
+std::optional<std::string> virtualization(std::string_view cmdline, std::string_view cpuinfo);
 
 // MemTotal from PROC/meminfo, in bytes.
 std::optional<uint64_t> mem_total(std::string_view meminfo_text);

@@ -151,7 +151,6 @@ int run_run(std::span<char*> args) {
   setup.run_dir = std::filesystem::absolute(out).lexically_normal().string();
   setup.machine = machine;
   setup.host = cgroup::host_facts_json(facts);
-  setup.host["virtualized"] = nullptr;
   setup.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
 
   auto result = lab::run_experiment(setup);

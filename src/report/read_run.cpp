@@ -58,6 +58,7 @@ void read_meta_parts(const Json& j, Meta& m) {
   m.kernel = get_str(h, "kernel").value_or("");
   m.hz = get_int(h, "hz").value_or(0);
   m.hz_source = get_str(h, "hz_source").value_or("");
+  m.virtualized = get_str(h, "virtualized").value_or("");
   m.page_size = get_u64(h, "page_size").value_or(4096);
   const Json& c = code ? *code : empty;
   m.code_version = get_str(c, "version").value_or("");

@@ -78,7 +78,9 @@ std::vector<std::string> batch_notes(const std::vector<Run>& runs, const std::ve
   for (size_t i = 0; i < runs.size(); ++i) {
     ids.insert(identity(runs[i]));
     if (runs[i].meta.claim_sha256) claims.insert(*runs[i].meta.claim_sha256);
-    hz.insert(fmt::format("{} (kernel {})", runs[i].meta.hz, runs[i].meta.kernel));
+    const Meta& m = runs[i].meta;
+    std::string vm = m.virtualized.empty() ? "" : ", in a VM: " + m.virtualized;
+    hz.insert(fmt::format("{} (kernel {}{})", m.hz, m.kernel, vm));
     if (!sums[i].finished) unfinished.push_back(sums[i].name);
     truncated += sums[i].truncated_lines;
     bad += sums[i].bad_lines;

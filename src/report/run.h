@@ -55,6 +55,7 @@ struct Meta {
   std::string kernel;
   int hz = 0;
   std::string hz_source;
+  std::string virtualized;  // "kvm", "tcg", "hypervisor"; "" when none was seen
   uint64_t page_size = 4096;
   std::string code_version, git_commit, binary_hash;
   std::optional<std::string> claim_sha256;

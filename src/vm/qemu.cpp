@@ -8,7 +8,9 @@ namespace cgmem::vm {
 
 const char* accel_name(Accel accel) { return accel == Accel::kvm ? "kvm" : "tcg"; }
 
-std::string kernel_cmdline() { return "console=ttyS0 quiet psi=1 panic=-1"; }
+std::string kernel_cmdline(Accel accel) {
+  return std::string("console=ttyS0 quiet psi=1 panic=-1 cgmem.accel=") + accel_name(accel);
+}
 
 std::vector<std::string> qemu_argv(const QemuSpec& spec) {
   std::vector<std::string> argv = {kQemu};
@@ -23,7 +25,7 @@ std::vector<std::string> qemu_argv(const QemuSpec& spec) {
       "-nodefaults", "-display", "none", "-no-reboot",
       "-kernel", spec.kernel,
       "-initrd", spec.initrd,
-      "-append", kernel_cmdline(),
+      "-append", kernel_cmdline(spec.accel),
       "-serial", "file:" + spec.console_log,
       "-chardev", "stdio,id=stderr,signal=off",
       "-serial", "chardev:stderr",

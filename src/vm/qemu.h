@@ -31,8 +31,10 @@ inline constexpr const char* kQemu = "qemu-system-x86_64";
 
 std::vector<std::string> qemu_argv(const QemuSpec& spec);
 
-// The kernel command line: console on ttyS0, quiet, PSI on, reboot on panic.
-std::string kernel_cmdline();
+// The kernel command line: console on ttyS0, quiet, PSI on, reboot on panic,
+// and cgmem.accel=kvm|tcg, which the guest's host probe reports as
+// `virtualized` (run directories record it).
+std::string kernel_cmdline(Accel accel);
 
 // Tries KVM the way a run would use it (-accel kvm -cpu host, CPUs stopped
 // with -S) and quits through the monitor: exit code 0 means KVM works.

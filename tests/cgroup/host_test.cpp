@@ -38,6 +38,7 @@ TEST(HostProbe, AVmGuestWithAMemoryController) {
   EXPECT_EQ(f.zswap, false);
   EXPECT_EQ(f.thp, "never");
   EXPECT_TRUE(f.psi);
+  EXPECT_EQ(f.virtualized, "tcg");  // cgmem.accel=tcg on its kernel command line
   EXPECT_EQ(f.cgroup2_mount, "/sys/fs/cgroup");
   EXPECT_EQ(f.cgroup2_enabled, (std::vector<std::string>{"cpuset", "cpu", "io", "memory", "pids"}));
   EXPECT_EQ(f.memory_v1_mount, std::nullopt);
@@ -47,6 +48,15 @@ TEST(HostProbe, AVmGuestWithAMemoryController) {
   EXPECT_EQ(f.memory_reason,
             "cgmem can create child cgroups with memory limits under /sys/fs/cgroup/lab/run1");
   EXPECT_EQ(f.way_out, "");
+}
+
+TEST(HostProbe, VirtualizationFromTheCommandLineThenTheCpuFlags) {
+  EXPECT_EQ(virtualization("quiet cgmem.accel=kvm\n", "flags\t\t: fpu hypervisor\n"), "kvm");
+  EXPECT_EQ(virtualization("quiet", "processor\t: 0\nflags\t\t: fpu vme hypervisor lahf_lm\n"), "hypervisor");
+  EXPECT_EQ(virtualization("quiet", "flags\t\t: fpu vme lahf_lm\n"), std::nullopt);
+  EXPECT_EQ(virtualization("cgmem.accel=other", ""), std::nullopt);  // only kvm and tcg are ours
+  EXPECT_EQ(virtualization("", "flags: hypervisorx\n"), std::nullopt);
+  EXPECT_EQ(virtualization("", ""), std::nullopt);
 }
 
 TEST(HostProbe, AHybridV1HostLikeTheBuildMachine) {
@@ -64,6 +74,7 @@ TEST(HostProbe, AHybridV1HostLikeTheBuildMachine) {
   EXPECT_EQ(f.swap_total_bytes, (1048572u + 524284u) * 1024);
   EXPECT_EQ(f.zswap, std::nullopt);
   EXPECT_EQ(f.thp, "madvise");
+  EXPECT_EQ(f.virtualized, "hypervisor");  // the build machine's own cpuinfo and cmdline
   EXPECT_EQ(f.cgroup2_mount, "/sys/fs/cgroup/unified");
   EXPECT_TRUE(f.cgroup2_controllers.empty());
   EXPECT_EQ(f.memory_v1_mount, "/sys/fs/cgroup/memory");
@@ -85,6 +96,7 @@ TEST(HostProbe, ABareHostSaysWhatIsMissing) {
   EXPECT_EQ(f.hz_source, "unknown");
   EXPECT_EQ(f.cpus, 0u);
   EXPECT_FALSE(f.psi);
+  EXPECT_EQ(f.virtualized, std::nullopt);
   EXPECT_EQ(f.thp, "");
   EXPECT_EQ(f.cgroup2_mount, std::nullopt);
   EXPECT_EQ(f.own_cgroup, std::nullopt);

@@ -39,6 +39,7 @@ TEST_F(ReportFiles, WritesEveryFormat) {
   EXPECT_NE(summary.find("1 unfinished run (no outcome.json; read as far as written): anon-over-high-r2."),
             std::string::npos);
   EXPECT_NE(summary.find("Skipped 2 truncated last lines."), std::string::npos);
+  EXPECT_NE(summary.find("HZ: 1000 (kernel 6.12.117, in a VM: tcg)."), std::string::npos) << summary;
   EXPECT_NE(summary.find("| max | 1 | killed (1 of 1) | 0.31 | 256.0 MiB | 256.0 MiB | 0.55 | 1.00 | 0 | 35 | 1 |"),
             std::string::npos);
   std::string predict = read(tmp_ / "predict.md");

@@ -119,6 +119,8 @@ TEST(VmBoot, HostSeesAUsableMemoryControllerAndHz250) {
   EXPECT_EQ(json["memory_controller_usable"], true);
   EXPECT_EQ(json["hz"], 250);
   EXPECT_EQ(json["psi"], true);
+  // From cgmem.accel= on the guest's command line: the accelerator this boot used.
+  EXPECT_TRUE(json["virtualized"] == "tcg" || json["virtualized"] == "kvm") << json["virtualized"];
 }
 
 TEST(VmBoot, ScriptOutputFilesAndExitCodeComeBack) {
