@@ -204,12 +204,16 @@ bool scan_any_line(Cursor& c, Op& op) {
 
 }  // namespace
 
-bool scan_op_line(std::string_view line, Op& op) {
+bool scan_lab_op_line(std::string_view line, Op& op) {
   Cursor c{line.data(), line.data() + line.size()};
-  if (scan_lab_line(c, op)) return true;
+  return scan_lab_line(c, op);
+}
+
+bool scan_op_line(std::string_view line, Op& op) {
+  if (scan_lab_op_line(line, op)) return true;
   // Not the lab's exact shape: read it again in general. Fields the first
   // try set came from this same line, so they are what this read gives too.
-  c.p = line.data();
+  Cursor c{line.data(), line.data() + line.size()};
   return scan_any_line(c, op);
 }
 

@@ -25,4 +25,9 @@ namespace cgmem::report {
 // leave their field as it was.
 bool scan_op_line(std::string_view line, Op& op);
 
+// The fast path scan_op_line tries first: true only for a line in the lab's
+// exact shape (lab/op_line.h: compact, every key in its order). A test ties
+// the two, so the lab's lines keep taking it.
+bool scan_lab_op_line(std::string_view line, Op& op);
+
 }  // namespace cgmem::report

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lab/json_line.h"
+#include "lab/op_line.h"
 #include "report/jsonl.h"
 
 namespace cgmem::report {
@@ -64,6 +66,30 @@ TEST(ReportOpScan, LabShapeAndGeneralPathAgree) {
     Op op;
     EXPECT_FALSE(scan_op_line(bad, op)) << bad;
   }
+}
+
+// The lab's own writer produces the shape of the fast path.
+TEST(ReportOpScan, TheLabsLinesTakeTheFastPath) {
+  lab::OpRecord r{.op = 3, .phase = lab::Phase::churn, .pid = 42, .cpu = 1, .t_ns = 5000, .lat_ns = 250000,
+                  .held_bytes = 1 << 20, .before = {.current = 100, .high = 17, .max = 0},
+                  .after = {.current = 200, .high = 51, .max = 1}};
+  char storage[512];
+  lab::JsonLine line(storage);
+  lab::format_op_line(r, line);
+  ASSERT_TRUE(line.ok());
+  std::string_view text = line.view();
+  ASSERT_TRUE(text.ends_with('\n'));
+  text.remove_suffix(1);
+  Op op;
+  ASSERT_TRUE(scan_lab_op_line(text, op)) << text;
+  EXPECT_EQ(op.t_ns, 5000);
+  EXPECT_EQ(op.lat_ns, 250000);
+  EXPECT_EQ(op.current_before, 100u);
+  EXPECT_EQ(op.current_after, 200u);
+  EXPECT_EQ(op.high_after - op.high_before, 34u);
+  EXPECT_EQ(op.max_after, 1u);
+  EXPECT_EQ(op.phase, Phase::kChurn);
+  EXPECT_FALSE(scan_lab_op_line(R"({"lat_ns":5})", op));  // valid, but not the lab's shape
 }
 
 TEST(ReportOpScan, SkipsUnknownKeysOfAnyShape) {
