@@ -6,11 +6,12 @@
 //    "current_after":250875904,"high_before":10438,"high_after":10455,
 //    "max_before":0,"max_after":0}
 //
-// The scanner walks the object once, matches the fixed keys by length and
+// The general path walks the object once, matches the fixed keys by length and
 // bytes, reads numbers with std::from_chars and skips any other value
 // (strings with escapes, nested objects and arrays). It never allocates and
-// never reads past `line`. On the lab's 222-byte lines it scans about 3 GB/s
-// on one core (bench/report_vs_python.sh measures the whole report).
+// never reads past `line`. Lines in the lab's exact shape take a fast path
+// of fixed-length compares (scan_lab_op_line); bench/report_vs_python.sh
+// measures the whole report.
 #pragma once
 
 #include <string_view>
