@@ -52,6 +52,28 @@ TEST_F(ReportFiles, WritesEveryFormat) {
   EXPECT_EQ(json["groups"][0]["outcome"], "killed (1 of 1)");
 }
 
+// Every image the HTML and the Markdown link to was drawn, and report.json
+// lists the same figures.
+TEST_F(ReportFiles, EveryFigureTheReportLinksWasDrawn) {
+  auto w = make_report({.dirs = {kBasic}, .out = tmp_.string()});
+  ASSERT_TRUE(w.has_value()) << w.error().message();
+  ASSERT_FALSE(w->json["plots"].empty()) << w->json["notes"].dump();
+  std::string html = read(tmp_ / "report.html"), summary = read(tmp_ / "summary.md");
+  for (const auto& figure : w->json["plots"]) {
+    std::string name = figure["name"];
+    for (const char* ext : {".png", ".svg"}) {
+      fs::path image = tmp_ / "plots" / (name + ext);
+      ASSERT_TRUE(fs::exists(image)) << image;
+      EXPECT_GT(fs::file_size(image), 1000u) << image;
+    }
+    EXPECT_NE(html.find("plots/" + name + ".svg"), std::string::npos) << name;
+    EXPECT_NE(summary.find("(plots/" + name + ".png)"), std::string::npos) << name;
+    EXPECT_TRUE(fs::exists(tmp_ / "plots" / (name + ".gp"))) << name;
+  }
+  // The basic batch has one workload: its latency, memory and sleeps figures.
+  EXPECT_EQ(w->json["plots"].size(), 3u);
+}
+
 TEST_F(ReportFiles, JsonOnlyWritesNoPlots) {
   auto w = make_report({.dirs = {kBasic}, .out = tmp_.string(), .markdown = false, .html = false});
   ASSERT_TRUE(w.has_value());
