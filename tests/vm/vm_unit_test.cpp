@@ -302,12 +302,14 @@ TEST(Qemu, TcgCommandLine) {
                 .console_log = "/o/r.console.log", .mem_bytes = 512ull << 20, .cpus = 2};
   EXPECT_EQ(command_line(qemu_argv(spec)),
             "qemu-system-x86_64 -accel tcg -cpu max -m 512M -smp 2 -nodefaults -display none -no-reboot "
-            "-kernel /k/vmlinuz -initrd /w/initramfs.gz -append 'console=ttyS0 quiet psi=1 panic=-1' "
+            "-kernel /k/vmlinuz -initrd /w/initramfs.gz -append 'console=ttyS0 quiet psi=1 panic=-1 cgmem.accel=tcg' "
             "-serial file:/o/r.console.log -chardev stdio,id=stderr,signal=off -serial chardev:stderr "
             "-drive file=/w/disk.img,format=raw,if=virtio");
   spec.accel = Accel::kvm;
   EXPECT_EQ(qemu_argv(spec)[1] + " " + qemu_argv(spec)[2] + " " + qemu_argv(spec)[3] + " " + qemu_argv(spec)[4],
             "-accel kvm -cpu host");
+  // The guest's host probe reads the accelerator back from the command line.
+  EXPECT_NE(command_line(qemu_argv(spec)).find("panic=-1 cgmem.accel=kvm'"), std::string::npos);
 }
 
 TEST(Locate, ExplicitDynamicCgmemIsRefused) {
