@@ -4,8 +4,6 @@
 
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +11,7 @@
 #include "cgroup/host_probe.h"
 #include "cgroup/mountinfo.h"
 #include "fixture.h"
+#include "support/run_cgmem.h"
 
 namespace cgmem::cgroup {
 namespace {
@@ -160,13 +159,9 @@ TEST(Mountinfo, FindsCgroupMountsAndUnescapes) {
 }
 
 std::string run(const std::string& args) {
-  std::string command = std::string(CGMEM_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string text;
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
-  EXPECT_EQ(WEXITSTATUS(::pclose(pipe)), 0) << args;
-  return text;
+  auto o = testing::run_cgmem(args);
+  EXPECT_EQ(o.code, 0) << args;
+  return o.text;
 }
 
 TEST(HostCommand, SaysPlainlyWhatIsMissingAndExitsZero) {

@@ -3,30 +3,15 @@
 // static cgmem (scripts/test.sh builds build/static first).
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+
+#include "support/run_cgmem.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-struct Output {
-  std::string text;
-  int code;
-};
-
-Output run(const std::string& args) {
-  std::string command = std::string(CGMEM_BINARY) + " " + args;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string text;
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {text, WEXITSTATUS(status)};
-}
 
 const json* group(const json& report, const std::string& workload, const std::string& config) {
   for (const auto& g : report["groups"])
@@ -39,11 +24,11 @@ TEST(MatrixVm, QuickMatrixReproducesTheStudysOutcomes) {
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   fs::path batch = fs::path(tmpl) / "batch";
   std::string spec = std::string(CGMEM_SOURCE_DIR) + "/examples/quick.toml";
-  auto matrix = run("matrix " + spec + " --vm --out " + batch.string() + " 2>&1");
+  auto matrix = cgmem::testing::run_cgmem("matrix " + spec + " --vm --out " + batch.string());
   ASSERT_EQ(matrix.code, 0) << matrix.text;
-  auto out = run("report " + batch.string() + " --format json --json");
-  ASSERT_EQ(out.code, 0) << out.text;
-  json report = json::parse(out.text);
+  auto out = cgmem::testing::run_cgmem_split("report " + batch.string() + " --format json --json");
+  ASSERT_EQ(out.code, 0) << out.out << out.err;
+  json report = json::parse(out.out);
 
   // memory.max alone: the 40 MiB workload is OOM-killed in every repetition.
   const json* max = group(report, "anon-over", "max");

@@ -1,43 +1,21 @@
 // `cgmem model` through the real binary: JSON values and error messages.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "support/run_cgmem.h"
 
 namespace {
 
 using nlohmann::json;
 
-struct Output {
-  std::string out, err;
-  int code;
-};
+using cgmem::testing::SplitOutput;
 
-// Runs cgmem with args; stderr goes to a temporary file so JSON stays clean.
-Output run(const std::string& args) {
-  char err_path[] = "/tmp/cgmem-model-test-XXXXXX";
-  int fd = mkstemp(err_path);
-  if (fd >= 0) close(fd);
-  std::string command = std::string(CGMEM_BINARY) + " " + args + " 2>" + err_path;
-  FILE* pipe = popen(command.c_str(), "r");
-  Output o;
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) o.out.append(buffer.data(), n);
-  o.code = WEXITSTATUS(pclose(pipe));
-  if (FILE* f = fopen(err_path, "r")) {
-    while (size_t n = fread(buffer.data(), 1, buffer.size(), f)) o.err.append(buffer.data(), n);
-    fclose(f);
-  }
-  remove(err_path);
-  return o;
-}
+SplitOutput run(const std::string& args) { return cgmem::testing::run_cgmem_split(args); }
 
 json run_json(const std::string& args) {
-  Output o = run(args + " --json");
+  SplitOutput o = run(args + " --json");
   EXPECT_EQ(o.code, 0) << args << "\n" << o.err;
   return json::parse(o.out, nullptr, false);
 }
@@ -124,20 +102,20 @@ TEST(CliModel, TableOverShiftUsageAndK) {
 }
 
 TEST(CliModel, ReadablePenalty) {
-  Output o = run("model penalty --usage 242M --high 241590272");
+  SplitOutput o = run("model penalty --usage 242M --high 241590272");
   EXPECT_EQ(o.code, 0);
   EXPECT_EQ(o.out,
             "usage 242MiB against memory.high 230.4MiB: 5.04% over\n"
             "penalty: 162 jiffies = 162 ms at HZ=1000 for 64 pages, shift 0\n"
             "sleeps: yes, 168 ms typical on the timer wheel (more than 162, at most 170 ms; steps of 8 ms)\n");
-  Output capped = run("model penalty --usage 1G --high 1M");
+  SplitOutput capped = run("model penalty --usage 1G --high 1M");
   EXPECT_NE(capped.out.find("(clamped from 2^64 or more)"), std::string::npos);
   EXPECT_NE(capped.out.find("note: the kernel's 64-bit arithmetic wraps at this overage; it computes 2000 jiffies"),
             std::string::npos);
 }
 
 TEST(CliModel, ReadableOutput) {
-  Output o = run("model grow --from 233.4MiB --to 256M --high 241590272");
+  SplitOutput o = run("model grow --from 233.4MiB --to 256M --high 241590272");
   EXPECT_EQ(o.code, 0);
   EXPECT_EQ(o.out,
             "from 233.4MiB to 256MiB with memory.high 230.4MiB (HZ=1000, shift 0, 1 process):\n"
@@ -147,7 +125,7 @@ TEST(CliModel, ReadableOutput) {
 }
 
 void expect_error(const std::string& args, const std::string& message, bool with_usage_hint = true) {
-  Output o = run(args);
+  SplitOutput o = run(args);
   EXPECT_EQ(o.code, 2) << args;
   EXPECT_EQ(o.out, "") << args;
   std::string expected = "cgmem: error: " + message + "\n";
