@@ -10,7 +10,6 @@ namespace cgmem::report {
 
 namespace {
 
-constexpr double kMiB = 1048576.0;
 constexpr uint16_t kHasSleeps = 0x8000;  // flag bit beside a bin number
 static_assert(kMaxBins < kHasSleeps);
 

@@ -15,6 +15,7 @@
 
 namespace cgmem::report {
 
+inline constexpr double kMiB = 1048576.0;  // the plots' unit of memory
 inline constexpr size_t kMaxBins = 2000;  // also the most points of a memory.current line
 
 struct BinPoint {

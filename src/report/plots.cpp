@@ -15,8 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kMiB = 1048576.0;
-
 struct Series {
   std::string title, file;  // file relative to the plots dir
 };

@@ -6,8 +6,6 @@
 namespace cgmem::report {
 namespace {
 
-constexpr double kMiB = 1048576.0;
-
 Op op(uint64_t current, double lat_ms, uint64_t high_rise) {
   return Op{.lat_ns = static_cast<int64_t>(lat_ms * 1e6), .current_after = current, .high_before = 100,
             .high_after = 100 + high_rise};
