@@ -24,7 +24,7 @@
 #include "lab/op_line.h"
 #include "lab/own_counters.h"
 #include "lab/sampler.h"
-#include "lab/write_all.h"
+#include "common/file.h"
 
 
 namespace {

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "lab/write_all.h"
+#include "common/file.h"
 
 namespace cgmem::lab {
 namespace {
@@ -50,17 +50,7 @@ Result<RunDir> RunDir::create(const std::string& path) {
 }
 
 Result<void> RunDir::write_text(const char* name, const std::string& text) const {
-  std::string final_path = file(name);
-  std::string tmp = final_path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return sys_error("create", tmp);
-  auto written = write_all(fd, text);
-  int synced = ::fsync(fd);
-  ::close(fd);
-  if (!written) return sys_error("write", tmp);
-  if (synced != 0) return sys_error("fsync", tmp);
-  if (::rename(tmp.c_str(), final_path.c_str()) != 0) return sys_error("rename to", final_path);
-  return {};
+  return write_file_atomic(file(name), text);
 }
 
 Result<void> RunDir::write_json(const char* name, const nlohmann::json& value) const {

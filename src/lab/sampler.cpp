@@ -11,7 +11,7 @@
 #include "cgroup/nested_keyed.h"
 #include "cgroup/pressure.h"
 #include "cgroup/text.h"
-#include "lab/write_all.h"
+#include "common/file.h"
 #include "proc/stat.h"
 #include "proc/wchan.h"
 

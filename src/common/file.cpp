@@ -1,0 +1,89 @@
+#include "common/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace cgmem {
+
+namespace {
+
+std::string kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
+
+Result<Fd> open_regular(const std::string& path, std::string_view what) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) return sys_error(fmt::format("open {}", what), path);
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) return sys_error(fmt::format("stat {}", what), path);
+  if (!S_ISREG(st.st_mode))
+    return fail(fmt::format("{} is {}", what, kind_of(st.st_mode)), path, "give the path of a regular file");
+  // Back to blocking reads: O_NONBLOCK was only there so open() cannot hang.
+  ::fcntl(fd.get(), F_SETFL, 0);
+  return fd;
+}
+
+Result<std::string> read_file(const std::string& path, std::string_view what, uint64_t max_bytes) {
+  auto fd = open_regular(path, what);
+  if (!fd) return std::unexpected(fd.error());
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return sys_error(fmt::format("read {}", what), path);
+    if (n == 0) return text;
+    if (text.size() + static_cast<size_t>(n) > max_bytes)
+      return fail(fmt::format("{} is larger than {} bytes", what, max_bytes), path, "is this the right file?");
+    text.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+Result<void> write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return sys_error("write");
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return {};
+}
+
+Result<void> write_file(const std::string& path, std::string_view data, unsigned mode) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
+  if (!fd.valid()) return sys_error("create", path, "check that the directory is writable");
+  if (!write_all(fd.get(), data)) return sys_error("write", path, "is there room on the disk?");
+  return {};
+}
+
+Result<void> write_file_atomic(const std::string& path, std::string_view data, unsigned mode) {
+  // The pid keeps two writers of one file from sharing a temporary.
+  std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
+  Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
+  if (!fd.valid()) return sys_error("create", tmp, "check that the directory is writable");
+  auto written = write_all(fd.get(), data);
+  if (!written || ::fsync(fd.get()) != 0) {
+    auto error = sys_error("write", tmp, "is there room on the disk?");
+    ::unlink(tmp.c_str());
+    return error;
+  }
+  fd.reset();
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    auto error = sys_error("rename into place", path);
+    ::unlink(tmp.c_str());
+    return error;
+  }
+  return {};
+}
+
+}  // namespace cgmem

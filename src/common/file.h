@@ -1,0 +1,39 @@
+// Whole-file input and atomic output, the one way cgmem reads an input file
+// and writes a result file.
+//
+// Reading refuses what is not a regular file (a FIFO would block open() and
+// read(), /dev/zero never ends) and anything larger than a bound, and opens
+// with O_NONBLOCK so a FIFO put in a file's place cannot hang us.
+// Writing goes to a temporary file in the same directory, is fsynced and
+// renamed over the target: a reader sees the old file or the new one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/error.h"
+#include "common/fd.h"
+
+namespace cgmem {
+
+inline constexpr uint64_t kDefaultMaxInput = uint64_t{64} << 20;  // specs, claims, YAML, JSON records
+
+// Opens `path` for reading if it is a regular file. `what` names the file in
+// errors ("the matrix spec", "the claim file").
+Result<Fd> open_regular(const std::string& path, std::string_view what);
+
+// The whole of a regular file of at most `max_bytes`.
+Result<std::string> read_file(const std::string& path, std::string_view what, uint64_t max_bytes = kDefaultMaxInput);
+
+// write(2) of a whole buffer, retried on EINTR and short writes.
+Result<void> write_all(int fd, std::string_view data);
+
+// Creates or truncates `path` and writes `data`: for files inside a
+// directory that is itself put in place whole (staged_dir.h).
+Result<void> write_file(const std::string& path, std::string_view data, unsigned mode = 0644);
+
+// Replaces `path` with `data` atomically (temporary file, fsync, rename).
+Result<void> write_file_atomic(const std::string& path, std::string_view data, unsigned mode = 0644);
+
+}  // namespace cgmem

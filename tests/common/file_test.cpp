@@ -1,0 +1,157 @@
+#include "common/file.h"
+#include "common/staged_dir.h"
+
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../support/temp_dir.h"
+
+namespace cgmem {
+namespace {
+
+using testing::TempDir;
+
+void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+TEST(ReadFile, ReadsARegularFile) {
+  TempDir tmp;
+  spit(tmp.path() + "/spec", "name = 'x'\n");
+  auto text = read_file(tmp.path() + "/spec", "the spec");
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_EQ(*text, "name = 'x'\n");
+}
+
+TEST(ReadFile, RefusesAFifoWithoutBlocking) {
+  TempDir tmp;
+  std::string fifo = tmp.path() + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto text = read_file(fifo, "the claim file");
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.error().message(), "the claim file is a FIFO: " + fifo + " (give the path of a regular file)");
+}
+
+TEST(ReadFile, RefusesDevicesAndDirectories) {
+  auto zero = read_file("/dev/zero", "the compose file");
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().message(), "the compose file is a character device: /dev/zero (give the path of a regular file)");
+  TempDir tmp;
+  auto dir = read_file(tmp.path(), "the spec");
+  ASSERT_FALSE(dir);
+  EXPECT_EQ(dir.error().message(), "the spec is a directory: " + tmp.path() + " (give the path of a regular file)");
+}
+
+TEST(ReadFile, RefusesAFileOverTheBound) {
+  TempDir tmp;
+  spit(tmp.path() + "/big", std::string(100, 'x'));
+  EXPECT_TRUE(read_file(tmp.path() + "/big", "the spec", 100));
+  auto text = read_file(tmp.path() + "/big", "the spec", 99);
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.error().message(), "the spec is larger than 99 bytes: " + tmp.path() + "/big (is this the right file?)");
+}
+
+TEST(ReadFile, MissingFileSaysSo) {
+  auto text = read_file("/nonexistent/spec.toml", "the spec");
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.error().message(), "open the spec: /nonexistent/spec.toml: No such file or directory");
+}
+
+TEST(WriteFileAtomic, ReplacesWholeAndLeavesNoTemporary) {
+  TempDir tmp;
+  std::string path = tmp.path() + "/batch.json";
+  spit(path, "old and longer\n");
+  ASSERT_TRUE(write_file_atomic(path, "new\n"));
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, "new\n");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(tmp.path())) ++entries;
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST(WriteFileAtomic, FailureLeavesTheOldFile) {
+  TempDir tmp;
+  auto missing_dir = write_file_atomic(tmp.path() + "/no/such/dir/x", "y");
+  ASSERT_FALSE(missing_dir);
+  EXPECT_EQ(missing_dir.error().err, ENOENT);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// Killed before commit (here: dropped), the old result stays as it was.
+TEST(StagedDir, UncommittedLeavesTheTargetAndNoStaging) {
+  TempDir tmp;
+  std::string target = tmp.path() + "/out";
+  std::filesystem::create_directory(target);
+  spit(target + "/.mark", "");
+  spit(target + "/a.md", "old");
+  {
+    auto staged = StagedDir::begin(target, ".mark", {});
+    ASSERT_TRUE(staged) << staged.error().message();
+    spit(staged->path() + "/a.md", "half-written");
+  }
+  EXPECT_EQ(slurp(target + "/a.md"), "old");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(tmp.path())) ++entries;
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST(StagedDir, CommitSwapsAndRemovesTheOld) {
+  TempDir tmp;
+  std::string target = tmp.path() + "/out";
+  auto first = StagedDir::begin(target, ".mark", {});
+  ASSERT_TRUE(first);
+  spit(first->path() + "/a.md", "one");
+  spit(first->path() + "/only-in-one", "x");
+  ASSERT_TRUE(first->commit());
+  auto second = StagedDir::begin(target, ".mark", {});
+  ASSERT_TRUE(second);
+  spit(second->path() + "/a.md", "two");
+  ASSERT_TRUE(second->commit());
+  EXPECT_EQ(slurp(target + "/a.md"), "two");
+  EXPECT_FALSE(std::filesystem::exists(target + "/only-in-one"));
+  EXPECT_TRUE(std::filesystem::exists(target + "/.mark"));
+}
+
+TEST(StagedDir, RemovesTheStagingOfAWriterThatDied) {
+  TempDir tmp;
+  std::string target = tmp.path() + "/out";
+  // pid 2^22 + 1 is above the kernel's pid_max ceiling: no such process.
+  std::string stale = tmp.path() + "/.out.tmp-4194305";
+  std::filesystem::create_directory(stale);
+  auto staged = StagedDir::begin(target, ".mark", {});
+  ASSERT_TRUE(staged);
+  EXPECT_FALSE(std::filesystem::exists(stale));
+}
+
+TEST(StagedDir, RefusesADirectoryOfTheUsers) {
+  TempDir tmp;
+  spit(tmp.path() + "/notes.txt", "mine");
+  auto staged = StagedDir::begin(tmp.path(), ".mark", {"a.md"});
+  ASSERT_FALSE(staged);
+  EXPECT_EQ(slurp(tmp.path() + "/notes.txt"), "mine");
+  auto file = StagedDir::begin(tmp.path() + "/notes.txt", ".mark", {});
+  ASSERT_FALSE(file);  // a file in the target's place is not replaced either
+}
+
+TEST(Fd, ClosesOnScopeExitAndMoves) {
+  int raw = -1;
+  {
+    Fd a(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    raw = a.get();
+    ASSERT_GE(raw, 0);
+    Fd b = std::move(a);
+    EXPECT_FALSE(a.valid());
+    EXPECT_EQ(b.get(), raw);
+  }
+  EXPECT_EQ(::fcntl(raw, F_GETFD), -1);  // closed
+}
+
+}  // namespace
+}  // namespace cgmem
