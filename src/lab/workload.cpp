@@ -15,7 +15,8 @@
 
 #include "lab/mulberry32.h"
 #include "lab/op_line.h"
-#include "lab/write_all.h"
+#include "common/file.h"
+#include "common/size.h"
 
 namespace cgmem::lab {
 namespace {
@@ -174,10 +175,9 @@ Result<uint64_t> Runner::run() {
   if (!scratch) return std::unexpected(scratch.error());
   scratch_ = *scratch;
   if (o_.file) {
-    int fd = ::open(o_.file->c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return sys_error("open", *o_.file);
-    auto done = file_ops(fd);
-    ::close(fd);
+    auto fd = open_regular(*o_.file, "--file");
+    if (!fd) return std::unexpected(fd.error());
+    auto done = file_ops(fd->get());
     if (!done) return std::unexpected(done.error());
     return record_.op;
   }
@@ -188,30 +188,64 @@ Result<uint64_t> Runner::run() {
   return record_.op;
 }
 
-// Writes the file up to --file-size (when shorter), then drops it from the
-// page cache so that the first pass reads from disk, charged to this cgroup.
-Result<bool> prepare_file(const WorkloadOptions& o) {
+// The --file the workload reads: one it created (and so fills and removes),
+// or one that existed, which it only reads.
+struct PreparedFile {
   bool created = false;
-  int fd = ::open(o.file->c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return sys_error("create", *o.file);
-  struct stat st{};
-  ::fstat(fd, &st);
-  if (static_cast<uint64_t>(st.st_size) < o.file_size) {
-    created = true;
-    std::vector<unsigned char> block(o.chunk_bytes, kFill);
-    for (uint64_t off = 0; off < o.file_size; off += o.chunk_bytes) {
-      auto n = ::pwrite(fd, block.data(), block.size(), static_cast<off_t>(off));
-      if (n != static_cast<ssize_t>(block.size())) {
-        ::close(fd);
-        return sys_error(fmt::format("write {} bytes", o.file_size), *o.file,
-                         "is there room on the run disk?");
-      }
-    }
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
+
+Result<void> fill(int fd, const WorkloadOptions& o) {
+  std::vector<unsigned char> block(o.chunk_bytes, kFill);
+  for (uint64_t off = 0; off < o.file_size; off += o.chunk_bytes) {
+    auto n = ::pwrite(fd, block.data(), block.size(), static_cast<off_t>(off));
+    if (n != static_cast<ssize_t>(block.size()))
+      return sys_error(fmt::format("write {} bytes", o.file_size), *o.file, "is there room on the run disk?");
   }
-  ::fsync(fd);
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  ::close(fd);
-  return created;
+  return {};
+}
+
+// Creates the file (O_EXCL: only a file this call made is ever written) and
+// fills it to --file-size, or opens an existing regular file that is large
+// enough. Then drops it from the page cache so that the first pass reads
+// from disk, charged to this cgroup.
+Result<PreparedFile> prepare_file(const WorkloadOptions& o) {
+  PreparedFile prepared;
+  Fd fd(::open(o.file->c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (fd.valid()) {
+    prepared.created = true;
+    if (auto filled = fill(fd.get(), o); !filled) {
+      ::unlink(o.file->c_str());
+      return std::unexpected(filled.error());
+    }
+    ::fsync(fd.get());
+  } else if (errno == EEXIST) {
+    auto existing = open_regular(*o.file, "--file");
+    if (!existing) return std::unexpected(existing.error());
+    fd = std::move(*existing);
+  } else {
+    return sys_error("create", *o.file, "give --file a path in a writable directory");
+  }
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) return sys_error("stat", *o.file);
+  if (!prepared.created && static_cast<uint64_t>(st.st_size) < o.file_size)
+    return fail(fmt::format("--file exists and holds {}, less than --file-size {}",
+                            format_bytes(static_cast<uint64_t>(st.st_size)), format_bytes(o.file_size)),
+                *o.file,
+                "cgmem writes and removes only a file it creates: give a path that does not exist, "
+                "or a file of at least --file-size");
+  prepared.dev = st.st_dev;
+  prepared.ino = st.st_ino;
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+  return prepared;
+}
+
+// Removes the file if this run created it and it is still that file.
+void remove_created(const WorkloadOptions& o, const PreparedFile& prepared) {
+  struct stat st{};
+  if (!prepared.created || ::lstat(o.file->c_str(), &st) != 0) return;
+  if (st.st_dev == prepared.dev && st.st_ino == prepared.ino) ::unlink(o.file->c_str());
 }
 
 // Waits for every child; if one was killed by a signal, kills the others and
@@ -246,11 +280,11 @@ Result<uint64_t> run_share(const WorkloadOptions& options, const Share& share,
 }
 
 Result<int> run_workload(const WorkloadOptions& o, OwnCounters& counters, int out_fd) {
-  bool created_file = false;
+  PreparedFile file;
   if (o.file) {
     auto prepared = prepare_file(o);
     if (!prepared) return std::unexpected(prepared.error());
-    created_file = *prepared;
+    file = *prepared;
   }
   uint64_t share_bytes = o.target_bytes / o.procs / o.chunk_bytes * o.chunk_bytes;
   auto share_of = [&](unsigned i) {
@@ -274,7 +308,7 @@ Result<int> run_workload(const WorkloadOptions& o, OwnCounters& counters, int ou
     }
     code = wait_children(children);
   }
-  if (created_file) ::unlink(o.file->c_str());
+  if (o.file) remove_created(o, file);
   return code;
 }
 

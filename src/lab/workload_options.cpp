@@ -1,18 +1,29 @@
 #include "lab/workload_options.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "common/size.h"
 
 namespace cgmem::lab {
 
-Result<void> validate(const WorkloadOptions& o, uint64_t page_size) {
+uint64_t page_size_here() { return static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)); }
+
+uint64_t ram_here() { return static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * page_size_here(); }
+
+// ram_bytes 0: unknown, not checked.
+Result<void> validate(const WorkloadOptions& o, uint64_t page_size, uint64_t ram_bytes) {
   if (o.chunk_bytes < page_size || o.chunk_bytes % page_size != 0)
     return fail(fmt::format("--chunk {} is not a whole number of {}-byte pages", o.chunk_bytes,
                             page_size));
   if (o.target_bytes < o.chunk_bytes)
     return fail(fmt::format("--target {} is smaller than one chunk ({})",
                             format_bytes(o.target_bytes), format_bytes(o.chunk_bytes)));
+  if (ram_bytes != 0 && o.target_bytes > ram_bytes)
+    return fail(fmt::format("--target {} is above this machine's RAM ({})", format_bytes(o.target_bytes),
+                            format_bytes(ram_bytes)),
+                {}, "the workload would wait on the whole machine's OOM killer; give a smaller --target");
+  if (o.churn > kMaxChurn) return fail(fmt::format("--churn {} is above {}", o.churn, kMaxChurn));
   if (o.procs == 0 || o.procs > kMaxProcs)
     return fail(fmt::format("--procs {} is out of range 1 to {}", o.procs, kMaxProcs));
   if (o.target_bytes / o.procs < o.chunk_bytes)

@@ -13,6 +13,7 @@ namespace cgmem::lab {
 
 inline constexpr uint64_t kDefaultChunk = 256 * 1024;  // 64 pages: the kernel's charge batch
 inline constexpr unsigned kMaxProcs = 64;
+inline constexpr uint64_t kMaxChurn = 1'000'000'000;  // a billion ops: days of churn, not 2^64
 
 struct WorkloadOptions {
   uint64_t chunk_bytes = kDefaultChunk;
@@ -31,7 +32,11 @@ struct WorkloadOptions {
 };
 
 // Checks the combination of flags; the message names the flag to change.
-Result<void> validate(const WorkloadOptions& options, uint64_t page_size);
+Result<void> validate(const WorkloadOptions& options, uint64_t page_size, uint64_t ram_bytes = 0);
+
+// This machine's page size and RAM, as validate() takes them.
+uint64_t page_size_here();
+uint64_t ram_here();
 
 // The `workload` object of meta.json (docs/run-format.md).
 nlohmann::json to_json(const WorkloadOptions& options);

@@ -1,6 +1,7 @@
 #include "lab/workload.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -84,6 +85,69 @@ TEST(Workload, FileReadsTheTargetThenRandomChunksAndRemovesWhatItMade) {
   EXPECT_EQ(ops[3]["held_bytes"], kMiB);
   EXPECT_EQ(ops[8]["phase"], "churn");
   EXPECT_FALSE(std::filesystem::exists(file));
+}
+
+// Issue 18: an existing file is read as it is, never written nor removed.
+TEST(Workload, FileThatExistsIsReadAndKept) {
+  ThrottledTree tree;
+  std::string file = tree.tmp.path() + "/theirs";
+  std::string content(2 * kMiB, 'u');
+  testing::spit(file, content);
+  auto ops = run_in(tree, WorkloadOptions{.target_bytes = 1 * kMiB, .churn = 2,
+                                          .file = file, .file_size = 2 * kMiB});
+  EXPECT_EQ(ops.size(), 4u + 2u);
+  EXPECT_EQ(testing::slurp(file), content);
+}
+
+Result<int> run_file(ThrottledTree& tree, const std::string& file, uint64_t file_size) {
+  auto counters = OwnCounters::open(tree.cgroup, false);
+  EXPECT_TRUE(counters);
+  int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  auto code = run_workload(WorkloadOptions{.target_bytes = 1 * kMiB, .file = file, .file_size = file_size},
+                           *counters, fd);
+  ::close(fd);
+  return code;
+}
+
+TEST(Workload, FileShorterThanTheSizeIsRefusedUntouched) {
+  ThrottledTree tree;
+  std::string file = tree.tmp.path() + "/short";
+  testing::spit(file, "precious\n");
+  auto code = run_file(tree, file, 2 * kMiB);
+  ASSERT_FALSE(code);
+  EXPECT_EQ(code.error().message(),
+            "--file exists and holds 9B, less than --file-size 2MiB: " + file +
+                " (cgmem writes and removes only a file it creates: give a path that does not exist, "
+                "or a file of at least --file-size)");
+  EXPECT_EQ(testing::slurp(file), "precious\n");
+}
+
+TEST(Workload, FileThatIsNotRegularIsRefused) {
+  ThrottledTree tree;
+  auto null = run_file(tree, "/dev/null", 2 * kMiB);
+  ASSERT_FALSE(null);
+  EXPECT_EQ(null.error().message(), "--file is a character device: /dev/null (give the path of a regular file)");
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  std::string fifo = tree.tmp.path() + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto piped = run_file(tree, fifo, 2 * kMiB);
+  ASSERT_FALSE(piped);
+  EXPECT_EQ(piped.error().message(), "--file is a FIFO: " + fifo + " (give the path of a regular file)");
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  auto dir = run_file(tree, tree.tmp.path(), 2 * kMiB);
+  ASSERT_FALSE(dir);
+  EXPECT_TRUE(std::filesystem::is_directory(tree.tmp.path()));
+}
+
+// A dangling symlink is not followed into creating its target.
+TEST(Workload, FileThatIsADanglingSymlinkIsRefused) {
+  ThrottledTree tree;
+  std::string link = tree.tmp.path() + "/link", target = tree.tmp.path() + "/target";
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  auto code = run_file(tree, link, 2 * kMiB);
+  ASSERT_FALSE(code);
+  EXPECT_FALSE(std::filesystem::exists(target));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
 }
 
 TEST(Workload, AMissingCgroupIsAClearError) {
