@@ -156,6 +156,48 @@ TEST_F(MatrixRunner, ResumeRefusesAChangedClaim) {
   EXPECT_EQ(r.error().message().substr(0, 53), "matrix: the claim changed since the batch started (sh");
 }
 
+// Issue 18: a new batch never writes into (and later removes from) a
+// directory that already holds the user's files.
+TEST_F(MatrixRunner, ANewBatchRefusesADirectoryWithOtherFiles) {
+  fs::create_directories(tmp_ / "batch/scratch");
+  std::ofstream(tmp_ / "batch/scratch/thesis.tex") << "mine";
+  auto r = run();
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().message(), "matrix: the batch directory exists, is not empty and holds no batch.json: " +
+                                     (tmp_ / "batch").string() +
+                                     " (give --out a new or empty directory: a batch removes and rewrites what is "
+                                     "inside it)");
+  EXPECT_TRUE(launcher_.calls.empty());
+  EXPECT_EQ(read(tmp_ / "batch/scratch/thesis.tex"), "mine");
+}
+
+// Issue 18: resuming removes an unfinished run's directory only when it is
+// one: not a link to elsewhere, not a directory of the user's.
+TEST_F(MatrixRunner, ResumeRemovesOnlyCgmemRunDirectories) {
+  launcher_.finish = false;
+  launcher_.code = 1;
+  ASSERT_TRUE(run().has_value());
+  fs::path outside = tmp_ / "outside";
+  fs::create_directories(outside);
+  std::ofstream(outside / "keep") << "not cgmem's";
+  fs::remove_all(tmp_ / "batch/anon-over-max-r1");
+  fs::create_directory_symlink(outside, tmp_ / "batch/anon-over-max-r1");
+  options_.resume = true;
+  launcher_ = FakeLauncher();
+  auto linked = run();
+  ASSERT_FALSE(linked.has_value());
+  EXPECT_EQ(linked.error().message(),
+            "matrix: an unfinished run's place holds something that is not a cgmem run directory: " +
+                (tmp_ / "batch/anon-over-max-r1").string() + " (move it away, then rerun with --resume)");
+  EXPECT_EQ(read(outside / "keep"), "not cgmem's");
+  fs::remove(tmp_ / "batch/anon-over-max-r1");
+  fs::create_directories(tmp_ / "batch/anon-over-max-r1");
+  std::ofstream(tmp_ / "batch/anon-over-max-r1/notes.txt") << "mine";
+  ASSERT_FALSE(run().has_value());
+  EXPECT_EQ(read(tmp_ / "batch/anon-over-max-r1/notes.txt"), "mine");
+  EXPECT_TRUE(launcher_.calls.empty());
+}
+
 TEST_F(MatrixRunner, StopsWhenRunRefusesTheSetup) {
   launcher_.finish = false;
   launcher_.code = 3;

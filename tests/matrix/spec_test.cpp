@@ -25,8 +25,14 @@ TEST(MatrixSha256, AMissingFileIsAnError) {
   auto h = sha256_file("/nonexistent/CLAIM.md");
   ASSERT_FALSE(h.has_value());
   EXPECT_EQ(h.error().message(),
-            "read the claim file: /nonexistent/CLAIM.md: No such file or directory (the spec's `claim` names a file "
-            "next to the spec)");
+            "open the claim file: /nonexistent/CLAIM.md: No such file or directory (the spec's `claim` (or --claim) "
+            "names a file, relative to the spec)");
+  auto dir = sha256_file("/");
+  ASSERT_FALSE(dir.has_value());  // issue 18: a directory hashed as empty
+  EXPECT_EQ(dir.error().message(), "the claim file is a directory: / (give the path of a regular file)");
+  auto zero = sha256_file("/dev/zero");
+  ASSERT_FALSE(zero.has_value());  // issue 18: hashed forever
+  EXPECT_EQ(zero.error().message(), "the claim file is a character device: /dev/zero (give the path of a regular file)");
 }
 
 constexpr const char* kSpec = R"(
@@ -85,6 +91,49 @@ TEST(MatrixSpec, ErrorsNameTheKey) {
   auto syntax = parse_spec("reps = = 3\n", "s.toml");
   ASSERT_FALSE(syntax.has_value());
   EXPECT_NE(syntax.error().message().find("matrix spec: line 1: "), std::string::npos);
+}
+
+std::string spec_error_of(const std::string& text) {
+  auto spec = parse_spec(text, "s.toml");
+  return spec ? "accepted" : spec.error().message();
+}
+
+constexpr const char* kTail = " (see docs/matrix.md for the format)";
+
+// Issue 18: a name becomes a run directory the runner may remove; it must
+// stay one safe component inside the batch.
+TEST(MatrixSpec, NamesAreOneSafePathComponent) {
+  const std::string hint =
+      " (a name is 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit)";
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"/tmp/x\"\n[[workloads]]\nname = \"w\"\n"),
+            "matrix spec: config name '/tmp/x' is not allowed: s.toml" + hint);
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"../x\"\n"),
+            "matrix spec: workload name '../x' is not allowed: s.toml" + hint);
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \".hidden\"\n[[workloads]]\nname = \"w\"\n"),
+            "matrix spec: config name '.hidden' is not allowed: s.toml" + hint);
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a b\"\n[[workloads]]\nname = \"w\"\n"),
+            "matrix spec: config name 'a b' is not allowed: s.toml" + hint);
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"" + std::string(65, 'a') + "\"\n[[workloads]]\nname = \"w\"\n"),
+            "matrix spec: config name '" + std::string(65, 'a') + "' is not allowed: s.toml" + hint);
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"w\"\n[[workloads]]\nname = \"w\"\n"),
+            std::string("matrix spec: two workloads are named w: s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a.1_x-2\"\n[[workloads]]\nname = \"W9\"\n"), "accepted");
+}
+
+// Issue 18: values of the wrong type were ignored or wrapped.
+TEST(MatrixSpec, RepsAndSeedMustBeIntegersInRange) {
+  const std::string body = "[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"w\"\n";
+  EXPECT_EQ(spec_error_of("reps = \"2\"\n" + body), std::string("matrix spec: reps must be an integer (string given): s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("reps = 2.5\n" + body), std::string("matrix spec: reps must be an integer (floating-point given): s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("reps = 4294967297\n" + body),
+            std::string("matrix spec: reps = 4294967297 is out of range (1 to 1000): s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("reps = 1e8\n" + body), std::string("matrix spec: reps must be an integer (floating-point given): s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("reps = 0\n" + body), std::string("matrix spec: reps = 0 is out of range (1 to 1000): s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("seed = -1\n" + body),
+            std::string("matrix spec: seed = -1 is out of range (0 to 9223372036854775807): s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("name = 5\n" + body), std::string("matrix spec: name must be a string (integer given): s.toml") + kTail);
+  EXPECT_EQ(spec_error_of(body + "reps = \"3\"\n"),
+            std::string("matrix spec: workload w.reps must be an integer (string given): s.toml") + kTail);
 }
 
 TEST(MatrixSpec, APercentNeedsAMax) {

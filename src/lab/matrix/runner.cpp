@@ -6,9 +6,8 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "common/file.h"
 #include "lab/matrix/sha256.h"
 
 namespace cgmem::lab {
@@ -35,26 +34,14 @@ std::string utc_now() {
 }
 
 Result<Json> read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return sys_error("read", path.string());
-  Json j = Json::parse(in, nullptr, false);
+  auto text = read_file(path.string(), path.filename().string());
+  if (!text) return std::unexpected(text.error());
+  Json j = Json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return fail("read: not a JSON object", path.string(), "move the file away");
   return j;
 }
 
-Result<void> write_json(const fs::path& path, const Json& j) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(2) << "\n";
-    if (!out) return fail("write", tmp.string(), "check that the batch directory is writable");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return fail("rename into place: " + ec.message(), path.string());
-  return {};
-}
+Result<void> write_json(const fs::path& path, const Json& j) { return write_file_atomic(path.string(), j.dump(2) + "\n"); }
 
 Json run_entry(const RunRecord& r) {
   return {{"dir", r.name}, {"config", r.config}, {"workload", r.workload}, {"rep", r.rep},
@@ -102,12 +89,31 @@ Result<Batch> open_batch(const MatrixSpec& spec, const MatrixOptions& o, const s
     return b;
   }
   std::error_code ec;
+  if (fs::exists(b.dir, ec) && !fs::is_empty(b.dir, ec))
+    return fail("matrix: the batch directory exists, is not empty and holds no batch.json", b.dir.string(),
+                "give --out a new or empty directory: a batch removes and rewrites what is inside it");
   fs::create_directories(b.dir, ec);
   if (ec) return fail("matrix: create the batch directory: " + ec.message(), b.dir.string(), "pick another --out");
   b.json = {{"schema", 1}, {"name", spec.name}, {"spec", fs::absolute(spec.path).string()},
             {"claim", spec.claim ? Json(*spec.claim) : Json(nullptr)},
             {"claim_sha256", claim ? Json(*claim) : Json(nullptr)}, {"started_at", utc_now()}, {"code", o.code}};
   return b;
+}
+
+// Removes what an unfinished run left, only when it is a run directory of
+// this batch: a real directory (not a link) that is empty or holds a cgmem
+// meta.json. Anything else is the user's and stays.
+Result<void> remove_unfinished(const fs::path& run_dir) {
+  std::error_code ec;
+  auto status = fs::symlink_status(run_dir, ec);
+  auto meta = read_json(run_dir / "meta.json");
+  bool ours = fs::is_directory(status) && (fs::is_empty(run_dir, ec) || (meta && meta->contains("schema")));
+  if (!ours)
+    return fail("matrix: an unfinished run's place holds something that is not a cgmem run directory",
+                run_dir.string(), "move it away, then rerun with --resume");
+  fs::remove_all(run_dir, ec);
+  if (ec) return fail("matrix: remove the unfinished run: " + ec.message(), run_dir.string());
+  return {};
 }
 
 Result<void> check_claim(const MatrixSpec& spec, const std::optional<std::string>& recorded) {
@@ -165,9 +171,9 @@ Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& o, 
     }
     if (auto c = check_claim(spec, claim); !c) return std::unexpected(c.error());
     std::error_code ec;
-    if (fs::exists(rec.dir)) {
+    if (fs::exists(fs::symlink_status(rec.dir, ec))) {
       progress.line(fmt::format("matrix: {} did not finish before; running it again", rec.name));
-      fs::remove_all(rec.dir, ec);
+      if (auto removed = remove_unfinished(rec.dir); !removed) return std::unexpected(removed.error());
     }
     remaining_caps -= runs[i].cap_s;
     double run_start = now_s();

@@ -1,8 +1,9 @@
 #include "lab/matrix/sha256.h"
 
+#include "common/file.h"
+
 #include <fmt/format.h>
 
-#include <fstream>
 
 namespace cgmem::lab {
 
@@ -78,14 +79,13 @@ std::string sha256_hex(std::string_view bytes) {
 }
 
 Result<std::string> sha256_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sys_error("read the claim file", path, "the spec's `claim` names a file next to the spec");
-  Sha256 s;
-  char buffer[1 << 14];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) s.update(std::string_view(buffer, static_cast<size_t>(in.gcount())));
-  std::string hex;
-  for (uint8_t b : s.finish()) hex += fmt::format("{:02x}", b);
-  return hex;
+  auto text = read_file(path, "the claim file");
+  if (!text) {
+    Error e = text.error();
+    if (e.hint.empty()) e.hint = "the spec's `claim` (or --claim) names a file, relative to the spec";
+    return std::unexpected(e);
+  }
+  return sha256_hex(*text);
 }
 
 }  // namespace cgmem::lab

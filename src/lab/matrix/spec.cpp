@@ -2,9 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
+#include <limits>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
 
+#include "common/file.h"
 #include "common/size.h"
 
 namespace cgmem::lab {
@@ -19,6 +21,10 @@ namespace cgmem::lab {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Bounds that keep a typo (reps = 1e6) from planning a year of runs.
+constexpr int64_t kMaxReps = 1000;
+constexpr uint64_t kMaxRuns = 100000;
 
 // spec key -> `cgmem run` flag, and what the value is.
 enum class Kind { size, limit, cpu, duration_s, duration_ms, text };
@@ -47,17 +53,43 @@ std::unexpected<Error> spec_error(const std::string& path, const std::string& wh
   return fail("matrix spec: " + what, path, "see docs/matrix.md for the format");
 }
 
+std::string toml_type_name(toml::node_type type) {
+  std::ostringstream out;
+  out << type;
+  return out.str();
+}
+
+// Config and workload names become run directory and cgroup names
+// ("WORKLOAD-CONFIG-rN"), so they are one safe path component: no '/', no
+// leading '.', nothing a shell or a file name would read twice.
+Result<void> check_name(const std::string& name, const std::string& where, const std::string& path) {
+  constexpr size_t kMaxName = 64;
+  bool ok = !name.empty() && name.size() <= kMaxName && std::isalnum(static_cast<unsigned char>(name[0]));
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
+  if (ok) return {};
+  return fail(fmt::format("matrix spec: {} name '{}' is not allowed", where, name), path,
+              "a name is 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit");
+}
+
+// An optional integer key within [min, max]; a value of another type (a
+// string, a float) is an error, not the default.
+Result<std::optional<int64_t>> integer(const toml::table& t, const char* key, const std::string& where,
+                                       const std::string& path, int64_t min, int64_t max) {
+  const toml::node* node = t.get(key);
+  if (!node) return std::nullopt;
+  auto value = node->value_exact<int64_t>();
+  if (!value)
+    return spec_error(path, fmt::format("{}{} must be an integer ({} given)", where, key, toml_type_name(node->type())));
+  if (*value < min || *value > max)
+    return spec_error(path, fmt::format("{}{} = {} is out of range ({} to {})", where, key, *value, min, max));
+  return *value;
+}
+
 // A value as text: strings as they are, integers in decimal.
 std::optional<std::string> text_of(const toml::node& node) {
   if (auto s = node.value<std::string>()) return *s;
   if (node.is_integer()) return std::to_string(*node.value<int64_t>());
   return std::nullopt;
-}
-
-std::string toml_type_name(toml::node_type type) {
-  std::ostringstream out;
-  out << type;
-  return out.str();
 }
 
 bool valid(Kind kind, const std::string& value) {
@@ -122,6 +154,7 @@ Result<void> read_configs(const toml::table& root, const std::string& path, Matr
     auto name = (*t)["name"].value<std::string>();
     if (!name || name->empty()) return spec_error(path, where + " has no name");
     c.name = *name;
+    if (auto ok = check_name(c.name, "config", path); !ok) return std::unexpected(ok.error());
     if (auto r = read_flags(*t, {"name"}, "config " + c.name, path, c.flags); !r) return std::unexpected(r.error());
     for (const auto& other : spec.configs)
       if (other.name == c.name) return spec_error(path, "two configs are named " + c.name);
@@ -141,6 +174,9 @@ Result<void> read_workloads(const toml::table& root, const std::string& path, Ma
     auto name = (*t)["name"].value<std::string>();
     if (!name || name->empty()) return spec_error(path, where + " has no name");
     w.name = *name;
+    if (auto ok = check_name(w.name, "workload", path); !ok) return std::unexpected(ok.error());
+    for (const auto& other : spec.workloads)
+      if (other.name == w.name) return spec_error(path, "two workloads are named " + w.name);
     auto args = strings(t->get("args"), "workload " + w.name + ".args", path);
     if (!args) return std::unexpected(args.error());
     w.args = *args;
@@ -152,7 +188,9 @@ Result<void> read_workloads(const toml::table& root, const std::string& path, Ma
       for (const auto& config : spec.configs) known |= config.name == c;
       if (!known) return spec_error(path, fmt::format("workload {} names config '{}', which is not defined", w.name, c));
     }
-    if (auto reps = (*t)["reps"].value<int64_t>()) w.reps = static_cast<int>(*reps);
+    auto reps = integer(*t, "reps", "workload " + w.name + ".", path, 1, kMaxReps);
+    if (!reps) return std::unexpected(reps.error());
+    if (*reps) w.reps = static_cast<int>(**reps);
     if (auto r = read_flags(*t, {"name", "args", "configs", "reps"}, "workload " + w.name, path, w.flags); !r)
       return std::unexpected(r.error());
     spec.workloads.push_back(std::move(w));
@@ -164,18 +202,25 @@ Result<void> read_top(const toml::table& root, const std::string& path, MatrixSp
   static const std::set<std::string> known = {"name", "claim", "reps", "order", "seed", "defaults", "configs", "workloads"};
   for (const auto& [k, node] : root)
     if (!known.count(std::string(k.str()))) return spec_error(path, fmt::format("unknown key '{}'", k.str()));
+  for (const char* key : {"name", "claim", "order"})
+    if (const toml::node* node = root.get(key); node && !node->is_string())
+      return spec_error(path, fmt::format("{} must be a string ({} given)", key, toml_type_name(node->type())));
   spec.name = root["name"].value_or(fs::path(path).stem().string());
   if (auto claim = root["claim"].value<std::string>()) {
+    if (claim->empty()) return spec_error(path, "claim is empty");
     fs::path p(*claim);
     if (p.is_relative()) p = fs::path(path).parent_path() / p;
     spec.claim = fs::absolute(p).lexically_normal().string();
   }
-  spec.reps = static_cast<int>(root["reps"].value_or(int64_t{3}));
-  if (spec.reps < 1) return spec_error(path, "reps must be 1 or more");
+  auto reps = integer(root, "reps", "", path, 1, kMaxReps);
+  if (!reps) return std::unexpected(reps.error());
+  spec.reps = static_cast<int>(reps->value_or(3));
   std::string order = root["order"].value_or(std::string("fixed"));
   if (order != "fixed" && order != "shuffle") return spec_error(path, "order must be \"fixed\" or \"shuffle\"");
   spec.shuffle = order == "shuffle";
-  spec.seed = static_cast<uint64_t>(root["seed"].value_or(int64_t{1}));
+  auto seed = integer(root, "seed", "", path, 0, std::numeric_limits<int64_t>::max());
+  if (!seed) return std::unexpected(seed.error());
+  spec.seed = static_cast<uint64_t>(seed->value_or(1));
   if (const toml::table* d = root["defaults"].as_table())
     if (auto r = read_flags(*d, {}, "defaults", path, spec.defaults); !r) return std::unexpected(r.error());
   return {};
@@ -225,8 +270,11 @@ Result<MatrixSpec> parse_spec(std::string_view text, const std::string& path) {
   if (auto r = read_top(root, path, spec); !r) return std::unexpected(r.error());
   if (auto r = read_configs(root, path, spec); !r) return std::unexpected(r.error());
   if (auto r = read_workloads(root, path, spec); !r) return std::unexpected(r.error());
-  for (auto& w : spec.workloads)
-    if (w.reps && *w.reps < 1) return spec_error(path, "workload " + w.name + ".reps must be 1 or more");
+  uint64_t runs = 0;
+  for (const auto& w : spec.workloads)
+    runs += static_cast<uint64_t>(w.reps.value_or(spec.reps)) * (w.configs.empty() ? spec.configs.size() : w.configs.size());
+  if (runs > kMaxRuns)
+    return spec_error(path, fmt::format("the spec plans {} runs, more than {}", runs, kMaxRuns));
   for (const auto& c : spec.configs) {
     RunFlags merged = spec.defaults;
     for (const auto& [k, v] : c.flags) merged[k] = v;
@@ -238,11 +286,13 @@ Result<MatrixSpec> parse_spec(std::string_view text, const std::string& path) {
 }
 
 Result<MatrixSpec> load_spec(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return sys_error("read the matrix spec", path, "give the path of a spec such as examples/quick.toml");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_spec(text.str(), path);
+  auto text = read_file(path, "the matrix spec");
+  if (!text) {
+    Error e = text.error();
+    if (e.hint.empty()) e.hint = "give the path of a spec such as examples/quick.toml";
+    return std::unexpected(e);
+  }
+  return parse_spec(*text, path);
 }
 
 }  // namespace cgmem::lab
