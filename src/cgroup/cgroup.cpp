@@ -66,7 +66,14 @@ Result<void> Cgroup::check_name(std::string_view name) {
   return {};
 }
 
+Result<void> Cgroup::require_cgroupfs(std::string_view action) const {
+  if (effects_->on_cgroupfs(fd_)) return {};
+  return fail(std::string(action) + ": not a cgroup (not on a cgroup2 file system)", path_,
+              "give a directory under the cgroup2 mount; `cgmem host` shows where it is");
+}
+
 Result<Cgroup> Cgroup::create_child(std::string_view name) const {
+  if (auto ok = require_cgroupfs("create a child cgroup"); !ok) return std::unexpected(ok.error());
   if (auto ok = check_name(name); !ok) return std::unexpected(ok.error());
   std::string child(name);
   if (int err = effects_->make_dir(fd_, child); err != 0) {
@@ -114,6 +121,7 @@ Error Cgroup::write_error(const char* file, std::string_view text, int err) cons
 }
 
 Result<void> Cgroup::write(const char* file, std::string_view text) const {
+  if (auto ok = require_cgroupfs(std::string("write ") + file); !ok) return ok;
   if (int err = effects_->write_file(fd_, file, text); err != 0) {
     return std::unexpected(write_error(file, text, err));
   }

@@ -56,6 +56,11 @@ class Cgroup {
   // Opens an existing child.
   Result<Cgroup> open_child(std::string_view name) const;
 
+  // An error unless this directory is on a cgroup2 file system. Reading
+  // works anywhere (a saved copy of a tree); every method that creates,
+  // writes, signals or removes checks this first.
+  Result<void> require_cgroupfs(std::string_view action) const;
+
   // cgroup.controllers / cgroup.subtree_control as words.
   Result<std::vector<std::string>> controllers() const;
   Result<std::vector<std::string>> subtree_control() const;

@@ -29,6 +29,7 @@ bool kill_new(Effects& effects, const std::vector<pid_t>& pids, std::vector<pid_
 }  // namespace
 
 Result<void> Cgroup::kill_all() const {
+  if (auto ok = require_cgroupfs("kill every process"); !ok) return ok;
   int err = effects_->write_file(fd_, files::kCgroupKill, "1");
   if (err == 0) return {};
   if (err != ENOENT) return std::unexpected(write_error(files::kCgroupKill, "1", err));
@@ -82,6 +83,7 @@ Result<void> Cgroup::wait_empty(std::chrono::milliseconds timeout) const {
 }
 
 Result<void> Cgroup::remove() const {
+  if (auto ok = require_cgroupfs("remove cgroup"); !ok) return ok;
   if (int err = effects_->remove_dir(path_); err != 0) {
     std::string hint = err == EBUSY ? "it still has processes or child cgroups: kill_all and "
                                       "wait_empty first, and remove the children"

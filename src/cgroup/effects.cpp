@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,6 +28,10 @@ class SystemEffects final : public Effects {
   }
   int send_signal(pid_t pid, int signal) override {
     return ::kill(pid, signal) == 0 ? 0 : errno;
+  }
+  bool on_cgroupfs(int dir_fd) override {
+    struct statfs fs{};
+    return ::fstatfs(dir_fd, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
   }
 };
 

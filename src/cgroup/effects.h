@@ -23,6 +23,10 @@ class Effects {
   virtual int write_file(int dir_fd, const char* name, std::string_view text) = 0;
   // kill(pid, signal).
   virtual int send_signal(pid_t pid, int signal) = 0;
+  // True when dir_fd is a directory of a cgroup2 file system. Every call
+  // above is refused on anything else: a plain directory's cgroup.procs is
+  // just a file, and its pids are not the cgroup's.
+  virtual bool on_cgroupfs(int dir_fd) = 0;
 };
 
 // The real system calls.

@@ -96,6 +96,7 @@ std::optional<Report> read_report(int pipe_fd) {
 
 Result<pid_t> Cgroup::spawn(const SpawnOptions& options, SpawnMethod* method) const {
   if (options.argv.empty()) return fail("spawn: no command given");
+  if (auto ok = require_cgroupfs("spawn " + options.argv[0]); !ok) return std::unexpected(ok.error());
   const std::string& program = options.argv[0];
   std::vector<char*> argv;
   for (const auto& arg : options.argv) argv.push_back(const_cast<char*>(arg.c_str()));

@@ -25,6 +25,11 @@ std::string remove_one(const std::string& path) {
 
 Result<std::vector<GcEntry>> collect_garbage(const std::string& parent, bool dry_run,
                                              const std::string& proc_root) {
+  // A plain directory can hold a cgroup.procs and even the mark; only a
+  // cgroup2 directory is looked at, before anything is read or killed.
+  auto parent_cg = cgroup::Cgroup::open(parent);
+  if (!parent_cg) return std::unexpected(parent_cg.error());
+  if (auto ok = parent_cg->require_cgroupfs("collect garbage under"); !ok) return std::unexpected(ok.error());
   DIR* dir = ::opendir(parent.c_str());
   if (dir == nullptr) return sys_error("list the cgroups under", parent, "pass --parent");
   std::vector<std::string> children;

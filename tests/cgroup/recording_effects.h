@@ -37,6 +37,8 @@ class RecordingEffects final : public cgroup::Effects {
     ::close(child);
     return 0;
   }
+  // A fixture tree stands for cgroupfs unless a test says otherwise.
+  bool on_cgroupfs(int) override { return cgroupfs; }
   int remove_dir(const std::string& path) override {
     calls.push_back("rmdir " + std::filesystem::path(path).filename().string());
     if (remove_errno != 0) return remove_errno;
@@ -69,6 +71,7 @@ class RecordingEffects final : public cgroup::Effects {
   std::vector<std::string> calls;
   std::vector<std::pair<std::string, int>> refusals;  // file -> errno to return
   int remove_errno = 0;
+  bool cgroupfs = true;
   bool round_to_pages = false;
   // What the file holds after a write, instead of the text written.
   std::map<std::string, std::string> kernel_keeps;  // imitate the kernel's page rounding of memory.* limits
