@@ -5,28 +5,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/file.h"
+
 namespace cgmem::report {
 
 Result<MappedFile> MappedFile::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return sys_error("open run file", path);
+  // A FIFO or a directory in a run file's place is refused, not waited on.
+  auto fd = open_regular(path, "run file");
+  if (!fd) return std::unexpected(fd.error());
   struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    auto error = sys_error("stat run file", path);
-    close(fd);
-    return error;
-  }
+  if (fstat(fd->get(), &st) != 0) return sys_error("stat run file", path);
   size_t size = static_cast<size_t>(st.st_size);
-  if (size == 0) {
-    close(fd);
-    return MappedFile(nullptr, 0);
-  }
+  if (size == 0) return MappedFile(nullptr, 0);
   // Not MAP_POPULATE: the pages are faulted in by the threads that scan
   // them (read_ops.h), which shares that work out.
-  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  auto error = data == MAP_FAILED ? sys_error("map run file", path) : std::unexpected<Error>(Error{});
-  close(fd);
-  if (data == MAP_FAILED) return error;
+  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd->get(), 0);
+  if (data == MAP_FAILED) return sys_error("map run file", path);
   madvise(data, size, MADV_SEQUENTIAL);
   return MappedFile(static_cast<const char*>(data), size);
 }

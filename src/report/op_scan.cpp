@@ -182,15 +182,20 @@ bool scan_lab_line(Cursor& c, Op& op) {
          literal(c, "}") && c.p == c.end;
 }
 
-// Any JSON object: keys in any order, whitespace, unknown keys skipped.
+// Any JSON object: keys in any order, whitespace, unknown keys skipped. An
+// op must say which op it was, when it started and how long it took.
 bool scan_any_line(Cursor& c, Op& op) {
   if (!c.eat('{')) return false;
-  if (c.eat('}')) return true;
+  if (c.eat('}')) return false;
+  bool has_op = false, has_t = false, has_lat = false;
   for (;;) {
     if (!c.eat('"')) return false;
     std::string_view key;
     if (!read_string(c, key)) return false;
     if (!c.eat(':')) return false;
+    has_op |= key == "op";
+    has_t |= key == "t_ns";
+    has_lat |= key == "lat_ns";
     if (!read_field(c, key, op)) return false;
     c.skip_ws();
     if (c.p >= c.end) return false;
@@ -199,7 +204,7 @@ bool scan_any_line(Cursor& c, Op& op) {
     if (sep != ',') return false;
   }
   c.skip_ws();
-  return c.p == c.end;
+  return c.p == c.end && has_op && has_t && has_lat;
 }
 
 }  // namespace
@@ -210,11 +215,11 @@ bool scan_lab_op_line(std::string_view line, Op& op) {
 }
 
 bool scan_op_line(std::string_view line, Op& op) {
-  if (scan_lab_op_line(line, op)) return true;
+  if (scan_lab_op_line(line, op)) return op.lat_ns >= 0;
   // Not the lab's exact shape: read it again in general. Fields the first
   // try set came from this same line, so they are what this read gives too.
   Cursor c{line.data(), line.data() + line.size()};
-  return scan_any_line(c, op);
+  return scan_any_line(c, op) && op.lat_ns >= 0;
 }
 
 }  // namespace cgmem::report

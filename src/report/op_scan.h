@@ -21,8 +21,9 @@
 namespace cgmem::report {
 
 // Fills `op` from one line (without its newline). False when the line is not
-// a JSON object, a known key holds the wrong type or a number is out of
-// range; `op` is then unspecified. Unknown keys are skipped; missing keys
+// a JSON object, lacks "op", "t_ns" or "lat_ns", has a negative lat_ns, a
+// known key holds the wrong type or a number is out of range; `op` is then
+// unspecified. Unknown keys are skipped; missing keys
 // leave their field as it was.
 bool scan_op_line(std::string_view line, Op& op);
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/file.h"
 #include "report/bins.h"
 
 namespace cgmem::report {
@@ -28,13 +29,6 @@ struct Format {
   unsigned cost;
 };
 constexpr Format kFormats[] = {{"png", "pngcairo size 1000,600", 3}, {"svg", "svg size 1000,600 dynamic", 1}};
-
-Result<void> write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) return fail("write plot file", path.string(), "check that the --out directory is writable");
-  return {};
-}
 
 // "seconds MiB" lines: the samples' memory.current, or the ops' own readings
 // when the run has no samples; at most kMaxBins lines.

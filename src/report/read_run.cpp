@@ -6,6 +6,7 @@
 #include <charconv>
 #include <filesystem>
 #include <future>
+#include <set>
 
 #include "report/json_get.h"
 #include "report/jsonl.h"
@@ -66,6 +67,47 @@ void read_meta_parts(const Json& j, Meta& m) {
   m.binary_hash = get_str(c, "binary_hash").value_or("");
 }
 
+std::unexpected<Error> bad_meta(const std::string& path, const std::string& key, const Json& value,
+                                const char* expected) {
+  return fail(fmt::format("meta.json: {} is {}, not {}", key, value.dump(), expected), path,
+              "the run directory is damaged: fix the value, rerun the run or leave it out");
+}
+
+// The values the report divides by or compares with: a present key with a
+// value no kernel gives is an error that names it, never a crash (a page
+// size of 0 divided by zero) nor a silent default.
+Result<void> check_meta(const Json& j, const std::string& path) {
+  const Json empty = Json::object();
+  const Json* host = child(j, "host");
+  const Json* work = child(j, "workload");
+  const Json* limits = child(j, "limits");
+  const Json* spec = child(j, "spec");
+  auto page = get_u64(host ? *host : empty, "page_size");
+  if (host && child(*host, "page_size") && (!page || *page < 4096 || *page > (1u << 21) || (*page & (*page - 1))))
+    return bad_meta(path, "host.page_size", *child(*host, "page_size"), "a page size (a power of two, 4096 to 2097152)");
+  auto hz = get_i64(host ? *host : empty, "hz");
+  if (host && child(*host, "hz") && !child(*host, "hz")->is_null() && (!hz || *hz < 1 || *hz > 10000))
+    return bad_meta(path, "host.hz", *child(*host, "hz"), "a CONFIG_HZ (1 to 10000)");
+  for (const char* key : {"max", "high"}) {
+    const Json* v = limits ? child(*limits, key) : nullptr;
+    bool ok = !v || v->is_null() || (v->is_string() && v->get<std::string>() == "max") || get_u64(*limits, key);
+    if (!ok) return bad_meta(path, fmt::format("limits.{}", key), *v, "bytes, \"max\" or null");
+  }
+  if (const Json* chunk = work ? child(*work, "chunk_bytes") : nullptr) {
+    auto bytes = get_u64(*work, "chunk_bytes");
+    if (!bytes || *bytes == 0 || *bytes % page.value_or(4096) != 0)
+      return bad_meta(path, "workload.chunk_bytes", *chunk, "a whole number of pages");
+  }
+  if (const Json* procs = work ? child(*work, "procs") : nullptr; procs && get_u64(*work, "procs").value_or(0) == 0)
+    return bad_meta(path, "workload.procs", *procs, "1 or more processes");
+  for (const char* key : {"interval_ms", "cap_s"}) {
+    const Json* v = spec ? child(*spec, key) : nullptr;
+    if (v && !v->is_null() && get_f64(*spec, key).value_or(-1) < 0)
+      return bad_meta(path, fmt::format("spec.{}", key), *v, "a duration of 0 or more");
+  }
+  return {};
+}
+
 std::map<std::string, uint64_t> counters(const Json* obj) {
   std::map<std::string, uint64_t> out;
   if (!obj || !obj->is_object()) return out;
@@ -121,6 +163,7 @@ Result<Meta> parse_meta(std::string_view text, const std::string& path) {
     return fail("read meta.json: not a JSON object", path,
                 "the run directory is damaged; rerun it or leave it out");
   }
+  if (auto ok = check_meta(j, path); !ok) return std::unexpected(ok.error());
   Meta m;
   m.schema = get_int(j, "schema").value_or(0);
   m.name = get_str(j, "name").value_or("");
@@ -218,7 +261,9 @@ Result<Run> read_run(const std::string& dir) {
   if (fs::exists(outcome_path)) {
     auto text = slurp(outcome_path);
     if (!text) return std::unexpected(text.error());
-    if (auto outcome = parse_outcome(*text, outcome_path)) run.outcome = std::move(*outcome);
+    auto outcome = parse_outcome(*text, outcome_path);
+    if (outcome) run.outcome = std::move(*outcome);
+    else run.outcome_problem = outcome.error().message();
   }
   // The samples are parsed while the ops are scanned: the two share nothing.
   auto samples = std::async(std::launch::async, read_samples, dir + "/samples.jsonl", std::ref(run));
@@ -238,10 +283,15 @@ Result<Run> read_run(const std::string& dir) {
 
 Result<std::vector<std::string>> find_runs(const std::vector<std::string>& paths) {
   std::vector<std::string> runs;
+  std::set<std::string> seen;  // a run named twice (runs/a runs/a, or a run and its batch) counts once
+  auto add = [&](const std::string& run) {
+    std::error_code ec;
+    if (seen.insert(fs::weakly_canonical(run, ec).string()).second) runs.push_back(run);
+  };
   for (const auto& path : paths) {
     std::error_code ec;
     if (fs::exists(fs::path(path) / "meta.json", ec)) {
-      runs.push_back(path);
+      add(path);
       continue;
     }
     if (!fs::is_directory(path, ec)) {
@@ -257,7 +307,7 @@ Result<std::vector<std::string>> find_runs(const std::vector<std::string>& paths
                   "give a directory that `cgmem run` or `cgmem matrix` wrote");
     }
     std::sort(found.begin(), found.end());
-    runs.insert(runs.end(), found.begin(), found.end());
+    for (const auto& run : found) add(run);
   }
   return runs;
 }

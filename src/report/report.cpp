@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 
+#include "common/file.h"
+#include "common/staged_dir.h"
 #include "report/html.h"
 #include "report/json_get.h"
 #include "report/jsonl.h"
@@ -73,7 +75,7 @@ std::string identity(const Run& r) {
 std::vector<std::string> batch_notes(const std::vector<Run>& runs, const std::vector<RunSummary>& sums) {
   std::vector<std::string> notes;
   std::set<std::string> ids, claims, hz;
-  std::vector<std::string> unfinished;
+  std::vector<std::string> unfinished, unreadable;
   uint64_t truncated = 0, bad = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     ids.insert(identity(runs[i]));
@@ -81,7 +83,8 @@ std::vector<std::string> batch_notes(const std::vector<Run>& runs, const std::ve
     const Meta& m = runs[i].meta;
     std::string vm = m.virtualized.empty() ? "" : ", in a VM: " + m.virtualized;
     hz.insert(fmt::format("{} (kernel {}{})", m.hz, m.kernel, vm));
-    if (!sums[i].finished) unfinished.push_back(sums[i].name);
+    if (!runs[i].outcome_problem.empty()) unreadable.push_back(fmt::format("{} ({})", sums[i].name, runs[i].outcome_problem));
+    else if (!sums[i].finished) unfinished.push_back(sums[i].name);
     truncated += sums[i].truncated_lines;
     bad += sums[i].bad_lines;
   }
@@ -91,17 +94,22 @@ std::vector<std::string> batch_notes(const std::vector<Run>& runs, const std::ve
   if (!unfinished.empty())
     notes.push_back(fmt::format("{} unfinished run{} (no outcome.json; read as far as written): {}.",
                                 unfinished.size(), unfinished.size() == 1 ? "" : "s", fmt::join(unfinished, ", ")));
+  if (!unreadable.empty())
+    notes.push_back(fmt::format("{} run{} with an outcome.json that could not be read (read as unfinished): {}.",
+                                unreadable.size(), unreadable.size() == 1 ? "" : "s", fmt::join(unreadable, "; ")));
   if (truncated) notes.push_back(fmt::format("Skipped {} truncated last line{}.", truncated, truncated == 1 ? "" : "s"));
   if (bad) notes.push_back(fmt::format("Skipped {} line{} that were not valid JSON objects.", bad, bad == 1 ? "" : "s"));
   return notes;
 }
 
-Result<void> write_text(const fs::path& path, const std::string& text, Written& w) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return fail("write report file", path.string(), "check that the --out directory is writable");
-  w.files.push_back(path.string());
+// The report's files and its marker: what a report directory may hold.
+const std::vector<std::string> kReportEntries = {"summary.md", "predict.md", "report.json", "report.html", "plots",
+                                                 kReportMarker};
+
+// Writes NAME into the staging directory; lists it under its final place.
+Result<void> write_text(const StagedDir& out, const char* name, const std::string& text, Written& w) {
+  if (auto r = write_file(out.path() + "/" + name, text); !r) return r;
+  w.files.push_back(out.target() + "/" + name);
   return {};
 }
 
@@ -146,14 +154,14 @@ Result<Written> make_report(const Options& o) {
   if (!runs) return std::unexpected(runs.error());
   if (auto ok = check_identity(*runs, o.allow_mixed); !ok) return std::unexpected(ok.error());
   Written w;
-  w.out_dir = o.out.empty() ? (fs::path(o.dirs.front()) / "report").string() : o.out;
-  std::error_code ec;
-  fs::create_directories(w.out_dir, ec);
-  if (ec) return fail("report: create the output directory: " + ec.message(), w.out_dir, "pick another --out");
+  auto out = StagedDir::begin(o.out.empty() ? (fs::path(o.dirs.front()) / "report").string() : o.out,
+                              kReportMarker, kReportEntries);
+  if (!out) return std::unexpected(out.error());
+  w.out_dir = out->target();
   // The plots' data is binned on a second thread and gnuplot draws while
   // this one computes the tables.
   std::future<Result<Plots>> plotting;
-  if (o.markdown || o.html) plotting = std::async(std::launch::async, write_plots, std::cref(*runs), w.out_dir);
+  if (o.markdown || o.html) plotting = std::async(std::launch::async, write_plots, std::cref(*runs), out->path());
   std::vector<RunSummary> sums;
   std::vector<RunPrediction> preds;
   for (const auto& r : *runs) {
@@ -178,20 +186,20 @@ Result<Written> make_report(const Options& o) {
   for (const auto& g : groups) w.json["groups"].push_back(to_json(g));
   for (const auto& p : preds) w.json["predictions"].push_back(to_json(p));
   for (const auto& f : plots.figures) w.json["plots"].push_back({{"name", f.name}, {"title", f.title}});
-  fs::path out(w.out_dir);
   if (o.markdown) {
-    if (auto r = write_text(out / "summary.md", markdown("Summary", summary, w.notes) + plots_markdown(plots), w); !r)
+    if (auto r = write_text(*out, "summary.md", markdown("Summary", summary, w.notes) + plots_markdown(plots), w); !r)
       return std::unexpected(r.error());
-    if (auto r = write_text(out / "predict.md", markdown("Predictions", predicted), w); !r) return std::unexpected(r.error());
+    if (auto r = write_text(*out, "predict.md", markdown("Predictions", predicted), w); !r) return std::unexpected(r.error());
   }
   if (o.json) {
-    if (auto r = write_text(out / "report.json", w.json.dump(2) + "\n", w); !r) return std::unexpected(r.error());
+    if (auto r = write_text(*out, "report.json", w.json.dump(2) + "\n", w); !r) return std::unexpected(r.error());
   }
   if (o.html) {
     Page page{.title = "cgmem report", .notes = w.notes, .summary = summary, .predict = predicted,
               .plots = std::move(plots)};
-    if (auto r = write_text(out / "report.html", html(page), w); !r) return std::unexpected(r.error());
+    if (auto r = write_text(*out, "report.html", html(page), w); !r) return std::unexpected(r.error());
   }
+  if (auto r = out->commit(); !r) return std::unexpected(r.error());
   return w;
 }
 

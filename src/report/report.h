@@ -12,6 +12,10 @@
 
 namespace cgmem::report {
 
+// The file that marks a directory as a cgmem report, which a later report
+// may replace whole.
+inline constexpr char kReportMarker[] = ".cgmem-report";
+
 struct Options {
   std::vector<std::string> dirs;  // run directories or batch directories
   std::string out;                // default: FIRST_DIR/report

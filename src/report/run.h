@@ -87,6 +87,7 @@ struct Run {
   int rep = 0;           // repetition from the matrix or the -rN suffix, else 0
   Meta meta;
   std::optional<Outcome> outcome;  // absent: the run did not finish
+  std::string outcome_problem;     // why an outcome.json there could not be read (read as unfinished)
   OpList ops;
   std::vector<Sample> samples;
   LineCounts ops_lines, samples_lines;

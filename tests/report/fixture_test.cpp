@@ -59,12 +59,28 @@ TEST(ReportReadRun, MetaThatIsNotJsonIsAnError) {
 }
 
 TEST(ReportReadRun, WrongTypesAreLeftEmptyNotThrown) {
-  auto meta = parse_meta(R"({"schema":"1","limits":{"max":-5,"high":"max"},"host":{"hz":"x"},"spec":[]})", "m");
+  auto meta = parse_meta(R"({"schema":"1","limits":{"max":null,"high":"max"},"host":{},"spec":[]})", "m");
   ASSERT_TRUE(meta.has_value());
   EXPECT_EQ(meta->schema, 0);
   EXPECT_FALSE(meta->max.has_value());
   EXPECT_TRUE(meta->high->is_max());
   EXPECT_EQ(meta->hz, 0);
+}
+
+// Issue 18: values the report computes with are checked, with the key named.
+TEST(ReportReadRun, ImpossibleValuesAreErrorsThatNameTheKey) {
+  auto what = [](const std::string& text) {
+    auto meta = parse_meta(text, "m");
+    return meta ? std::string("accepted") : meta.error().what;
+  };
+  EXPECT_EQ(what(R"({"limits":{"max":-5}})"), "meta.json: limits.max is -5, not bytes, \"max\" or null");
+  EXPECT_EQ(what(R"({"host":{"hz":"x"}})"), "meta.json: host.hz is \"x\", not a CONFIG_HZ (1 to 10000)");
+  EXPECT_EQ(what(R"({"host":{"page_size":4097}})"),
+            "meta.json: host.page_size is 4097, not a page size (a power of two, 4096 to 2097152)");
+  EXPECT_EQ(what(R"({"workload":{"chunk_bytes":1000}})"), "meta.json: workload.chunk_bytes is 1000, not a whole number of pages");
+  EXPECT_EQ(what(R"({"workload":{"procs":0}})"), "meta.json: workload.procs is 0, not 1 or more processes");
+  EXPECT_EQ(what(R"({"spec":{"cap_s":-1}})"), "meta.json: spec.cap_s is -1, not a duration of 0 or more");
+  EXPECT_EQ(what(R"({"host":{"page_size":16384,"hz":250},"workload":{"chunk_bytes":262144,"procs":4}})"), "accepted");
 }
 
 TEST(ReportFindRuns, ABatchDirectoryListsItsRunsInOrder) {

@@ -96,7 +96,7 @@ TEST(ReportOpScan, SkipsUnknownKeysOfAnyShape) {
   Op op;
   ASSERT_TRUE(scan_op_line(
       R"({ "note" : "a \"quoted\" } ]", "nested": {"a": [1, {"b": "}"}]}, "ok": true, )"
-      R"("x": null, "f": -1.5e3, "lat_ns" : 7 , "phase":"own_high"})",
+      R"("x": null, "f": -1.5e3, "lat_ns" : 7 , "phase":"own_high", "op": 1, "t_ns": 2})",
       op));
   EXPECT_EQ(op.lat_ns, 7);
   EXPECT_EQ(op.phase, Phase::kOwnHigh);
@@ -104,11 +104,26 @@ TEST(ReportOpScan, SkipsUnknownKeysOfAnyShape) {
 
 TEST(ReportOpScan, MissingKeysKeepTheirDefaults) {
   Op op;
-  ASSERT_TRUE(scan_op_line(R"({"lat_ns":5})", op));
+  ASSERT_TRUE(scan_op_line(R"({"op":0,"t_ns":9,"lat_ns":5})", op));
   EXPECT_EQ(op.lat_ns, 5);
-  EXPECT_EQ(op.t_ns, 0);
+  EXPECT_EQ(op.t_ns, 9);
+  EXPECT_EQ(op.current_after, 0u);
   EXPECT_EQ(op.phase, Phase::kOther);
-  EXPECT_TRUE(scan_op_line("{}", op));
+}
+
+// Issue 18: "{}" counted as an op and a negative latency was taken.
+TEST(ReportOpScan, AnOpNeedsItsIndexStartAndLatency) {
+  const char* bad[] = {"{}", R"({"lat_ns":5})", R"({"op":1,"t_ns":2})", R"({"op":1,"lat_ns":5})",
+                       R"({"op":1,"t_ns":2,"lat_ns":-5})"};
+  for (const char* line : bad) {
+    Op op;
+    EXPECT_FALSE(scan_op_line(line, op)) << line;
+  }
+  std::string lab = R"({"op":0,"phase":"grow","pid":1,"cpu":0,"t_ns":1,"lat_ns":-2,"held_bytes":0,)"
+                    R"("current_before":0,"current_after":0,"high_before":0,"high_after":0,"max_before":0,"max_after":0})";
+  Op fast;
+  EXPECT_TRUE(scan_lab_op_line(lab, fast));  // the lab's shape ...
+  EXPECT_FALSE(scan_op_line(lab, fast));      // ... but not a valid op
 }
 
 TEST(ReportOpScan, RejectsLinesThatAreNotOpObjects) {
@@ -136,7 +151,8 @@ TEST(ReportOpScan, RejectsLinesThatAreNotOpObjects) {
 }
 
 TEST(ReportJsonl, CountsATruncatedLastLineAndBadLines) {
-  std::string text = "{\"t_ns\":1}\n\nnot json\n{\"t_ns\":2}\n{\"t_ns\":3,\"lat";
+  std::string text =
+      "{\"op\":0,\"t_ns\":1,\"lat_ns\":0}\n\nnot json\n{\"op\":1,\"t_ns\":2,\"lat_ns\":0}\n{\"op\":2,\"t_ns\":3,\"lat";
   std::vector<int64_t> seen;
   auto counts = for_each_line(text, [&](std::string_view line) {
     Op op;

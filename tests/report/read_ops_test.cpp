@@ -68,7 +68,7 @@ TEST(ReportReadOps, EmptyAndTinyTexts) {
   LineCounts c = scan_ops("", ops, 4, 1);
   EXPECT_EQ(c.read, 0u);
   EXPECT_TRUE(ops.empty());
-  c = scan_ops("{}\n", ops, 4, 1);
+  c = scan_ops("{\"op\":0,\"t_ns\":0,\"lat_ns\":0}\n", ops, 4, 1);
   EXPECT_EQ(c.read, 1u);
   EXPECT_EQ(ops.size(), 1u);
   c = scan_ops("\n\n\n", ops, 4, 1);  // only newlines: every piece is blank lines
