@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "cli/exit_codes.h"
 
@@ -38,6 +39,23 @@ CLI::Validator size_validator(SizeRules rules) {
         return parsed ? std::string() : parsed.error().message();
       },
       rules.allow_max ? "SIZE|max" : "SIZE");
+}
+
+CLI::Validator whole_number(uint64_t min, uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+        auto [p, ec] = std::from_chars(text.data(), end, value);
+        if (!digits || ec == std::errc::invalid_argument || p != end)
+          return fmt::format("'{}' is not a whole number", text);
+        if (ec == std::errc::result_out_of_range || value < min || value > max)
+          return fmt::format("{} is out of range ({} to {})", text, min, max);
+        text = std::to_string(value);  // no leading zeros, which CLI11 reads as octal
+        return {};
+      },
+      fmt::format("{}..{}", min, max));
 }
 
 Limit limit_from(const std::string& text, SizeRules rules) {

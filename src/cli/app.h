@@ -23,6 +23,11 @@ void print_error(const std::string& message);
 // A CLI11 validator that accepts what parse_limit accepts with these rules.
 CLI::Validator size_validator(SizeRules rules = {.allow_max = true});
 
+// A CLI11 validator for an unsigned option: decimal digits only (no sign, no
+// 0x, no exponent), within [min, max]. CLI11 itself would take "-1" as
+// 2^64 - 1 and "010" as octal 8.
+CLI::Validator whole_number(uint64_t min, uint64_t max);
+
 // Parses a size option's text after validation (cannot fail once validated).
 Limit limit_from(const std::string& text, SizeRules rules = {.allow_max = true});
 

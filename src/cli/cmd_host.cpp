@@ -29,8 +29,8 @@ void print_table(const cgroup::HostFacts& f) {
   row("kernel", f.kernel.empty() ? "unknown" : f.kernel);
   row("HZ", f.hz ? fmt::format("{} (from {})", *f.hz, f.hz_source) : "unknown (no kernel config found)");
   row("page size", std::to_string(f.page_size));
-  row("CPUs", std::to_string(f.cpus));
-  row("RAM", format_bytes(f.mem_total_bytes));
+  row("CPUs", f.cpus ? std::to_string(f.cpus) : "unknown (nothing read from /sys/devices/system/cpu/online)");
+  row("RAM", f.mem_total_bytes ? format_bytes(f.mem_total_bytes) : "unknown (no MemTotal in /proc/meminfo)");
   row("swap", swap_text(f));
   row("zswap", f.zswap ? (*f.zswap ? "on" : "off") : "not available");
   row("THP", f.thp.empty() ? "unknown" : f.thp);
@@ -54,9 +54,9 @@ int run_host(std::span<char*> args) {
   bool json = false;
   cgroup::HostRoots roots;
   app.add_flag("--json", json, "print JSON");
-  app.add_option("--proc", roots.proc, "read this directory as /proc")->capture_default_str();
-  app.add_option("--sys", roots.sys, "read this directory as /sys")->capture_default_str();
-  app.add_option("--boot", roots.boot, "read this directory as /boot")->capture_default_str();
+  app.add_option("--proc", roots.proc, "read this directory as /proc")->capture_default_str()->check(CLI::ExistingDirectory);
+  app.add_option("--sys", roots.sys, "read this directory as /sys")->capture_default_str()->check(CLI::ExistingDirectory);
+  app.add_option("--boot", roots.boot, "read this directory as /boot (may be absent)")->capture_default_str();
   if (int code = parse(app, args); code >= 0) return code;
 
   cgroup::HostFacts facts = cgroup::probe_host(roots);

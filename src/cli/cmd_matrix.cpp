@@ -5,6 +5,7 @@
 #include <csignal>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 
 #include "cgroup/host_probe.h"
 #include "cli/app.h"
@@ -100,9 +101,9 @@ int run_matrix(std::span<char*> args) {
   app.add_option("SPEC", f.spec, "the matrix spec (TOML), e.g. examples/quick.toml")->required();
   app.add_option("--out", f.out, "the batch directory (default: batches/NAME-TIMESTAMP)");
   app.add_flag("--resume", f.resume, "finish a batch: skip runs with outcome.json, rerun the others");
-  app.add_option("--reps", f.reps, "repetitions (overrides the spec's)")->check(CLI::Range(1, 1000));
+  app.add_option("--reps", f.reps, "repetitions (overrides the spec's)")->check(whole_number(1, 1000));
   app.add_option("--order", f.order, "fixed (the spec's order) or shuffle")->check(CLI::IsMember({"fixed", "shuffle"}));
-  app.add_option("--seed", f.seed, "the shuffle's seed");
+  app.add_option("--seed", f.seed, "the shuffle's seed")->check(whole_number(0, std::numeric_limits<int64_t>::max()));
   app.add_flag("--vm", f.vm, "run in the VM (cgmem vm) even if this host could run natively");
   app.add_flag("--native", f.native, "run here; fail if this host has no usable memory controller");
   app.add_option("--claim", f.claim, "the claim file, instead of the spec's `claim`");
@@ -116,7 +117,14 @@ int run_matrix(std::span<char*> args) {
   auto spec = lab::load_spec(f.spec);
   if (!spec) return print_error(spec.error()), kUsage;
   if (f.out.empty()) f.out = default_out(spec->name);
-  if (f.native) return run_native(f, *spec);
+  if (f.native) {
+    auto host = cgroup::probe_host();
+    if (!host.memory_controller_usable) {
+      print_error(fmt::format("--native: this host has no usable cgroup v2 memory controller: {}", host.memory_reason));
+      return kUnavailable;
+    }
+    return run_native(f, *spec);
+  }
   if (!f.vm) {
     auto host = cgroup::probe_host();
     if (host.memory_controller_usable) return run_native(f, *spec);

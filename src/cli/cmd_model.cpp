@@ -207,7 +207,7 @@ void add_penalty(CLI::App& app, ModelOptions& o, PenaltyArgs& a) {
   cmd->add_option("--usage", a.usage, "memory.current")->required()->check(size_validator({}));
   cmd->add_option("--high", a.high, "memory.high")->required()->check(size_validator({}));
   cmd->add_option("--pages", a.pages, "pages charged since the last return (nr_pages)")
-      ->capture_default_str()->check(CLI::Range(1u, 1u << 20));
+      ->capture_default_str()->check(whole_number(1, 1u << 20));
   auto* su = cmd->add_option("--swap-usage", a.swap_usage, "memory.swap.current")->check(size_validator({}));
   auto* sh = cmd->add_option("--swap-high", a.swap_high, "memory.swap.high")->check(size_validator({}));
   su->needs(sh);
@@ -229,7 +229,7 @@ void add_grow(CLI::App& app, ModelOptions& o, GrowArgs& a) {
                   "without it, both bounds")
       ->check(number_in(1, 64, "a number from 1 (one sleep per batch) to 64 (one per page)", "K"));
   cmd->add_option("--procs", a.procs, "processes allocating at once")->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 20));
+      ->check(whole_number(1, 1u << 20));
   o.add_common(*cmd);
 }
 
@@ -241,11 +241,11 @@ model::Kernel ModelOptions::kernel() const { return model::Kernel{.hz = hz, .bat
 
 void ModelOptions::add_common(CLI::App& cmd) {
   cmd.add_option("--hz", hz, "the kernel's CONFIG_HZ (default 1000 as in the study; not read from the host)")
-      ->capture_default_str()->check(CLI::Range(1u, 100000u));
+      ->capture_default_str()->check(whole_number(1, 100000));
   cmd.add_option("--shift", shift, "memory.high.throttle from the RFC, 0..32 (divides the penalty by 2^S)")
-      ->capture_default_str()->check(CLI::Range(0u, 32u));
+      ->capture_default_str()->check(whole_number(0, 32));
   cmd.add_option("--batch", batch, "MEMCG_CHARGE_BATCH, pages")->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 20));
+      ->check(whole_number(1, 1u << 20));
   cmd.add_flag("--json", json, "print JSON");
 }
 

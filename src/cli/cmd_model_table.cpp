@@ -125,10 +125,10 @@ void add_table(CLI::App& app, ModelOptions& o, TableArgs& a) {
   cmd->add_option("--max", a.max, "memory.max (where the OOM kill comes)")->required()->check(size_validator({}));
   cmd->add_option("--from", a.from, "usage to start from (default: memory.high)")->check(size_validator({}));
   cmd->add_option("--procs", a.procs, "processes allocating at once")->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 20));
-  cmd->add_option("--rows", a.rows, "rows in the usage table")->capture_default_str()->check(CLI::Range(1u, 1000u));
+      ->check(whole_number(1, 1u << 20));
+  cmd->add_option("--rows", a.rows, "rows in the usage table")->capture_default_str()->check(whole_number(1, 1000));
   cmd->add_option("--max-shift", a.max_shift, "last shift in the shift table")->capture_default_str()
-      ->check(CLI::Range(0u, 32u));
+      ->check(whole_number(0, 32));
   o.add_common(*cmd);
 }
 

@@ -22,6 +22,8 @@
 namespace cgmem::cli {
 namespace {
 
+constexpr uint64_t kMaxCpu = 4095;  // the kernel's NR_CPUS default ceiling
+
 void limit_flag(CLI::App& app, const char* name, std::optional<Limit>& into, const char* help) {
   app.add_option_function<std::string>(
          name, [&into](const std::string& text) { into = limit_from(text); }, help)
@@ -63,9 +65,11 @@ void add_run_flags(CLI::App& app, lab::RunOptions& o, uint64_t& neighbour) {
   rate_flag(app, "--io-rbps", o.io_rbps, "io.max rbps on the run directory's disk (bytes/s)");
   rate_flag(app, "--io-wbps", o.io_wbps, "io.max wbps on the run directory's disk (bytes/s)");
   app.add_option_function<unsigned>("--cpu", [&o](unsigned cpu) { o.cpu = cpu; },
-                                    "the workload's CPU (default 0)");
+                                    "the workload's CPU (default 0)")
+      ->check(whole_number(0, kMaxCpu));
   app.add_option_function<unsigned>("--sampler-cpu", [&o](unsigned cpu) { o.sampler_cpu = cpu; },
-                                    "the sampler's CPU (default: another one)");
+                                    "the sampler's CPU (default: another one)")
+      ->check(whole_number(0, kMaxCpu));
   duration_flag(app, "--interval", o.interval_ns, lab::Unit::ms, "sampler interval (default 100ms)");
   duration_flag(app, "--cap", o.cap_ns, lab::Unit::s, "stop the run after this long (default 60s)");
   duration_flag(app, "--neighbour", neighbour, lab::Unit::ms,

@@ -40,6 +40,7 @@ std::string self_path() {
 int report(const vm::VmOptions& options, const vm::VmRun& run, bool json) {
   fwrite(run.stdout_bytes.data(), 1, run.stdout_bytes.size(), stdout);
   fflush(stdout);
+  if (!run.record_error.empty()) print_error("the run's record was not written: " + run.record_error);
   if (json) {
     std::ifstream record(run.record);
     fmt::print(stderr, "{}\n", nlohmann::json::parse(record, nullptr, false).dump());
@@ -78,10 +79,10 @@ int run_vm(std::span<char*> args) {
   std::string accel;
   app.add_option("--out", options.out_dir, "where the inner working directory comes back (default: ./cgmem-vm-DATE-TIME)");
   app.add_option("--mem", mem, "guest RAM")->check(size_validator({}))->capture_default_str();
-  app.add_option("--cpus", options.cpus, "guest CPUs")->check(CLI::Range(1u, 64u))->capture_default_str();
+  app.add_option("--cpus", options.cpus, "guest CPUs")->check(whole_number(1, 64))->capture_default_str();
   app.add_option("--disk", disk, "size of the ext4 run disk")->check(size_validator({}))->capture_default_str();
   app.add_option("--swap", swap, "swap in the guest (zram), 0 for none")->check(size_validator({}))->capture_default_str();
-  app.add_option("--timeout", timeout, "seconds before QEMU is stopped")->check(CLI::Range(1u, 86400u))->capture_default_str();
+  app.add_option("--timeout", timeout, "seconds before QEMU is stopped")->check(whole_number(1, 86400))->capture_default_str();
   app.add_flag("--keep", options.keep, "keep the initramfs and disk image");
   app.add_option("--kernel", options.kernel, "boot this bzImage instead of the pinned Debian 6.12 cloud kernel")
       ->check(CLI::ExistingFile);

@@ -38,7 +38,7 @@ int run_workload(std::span<char*> args) {
   add_workload_flags(app, options);
   app.add_flag("--json", json, "JSON lines on stdout (always)");
   if (int code = parse(app, args); code >= 0) return code;
-  if (auto valid = lab::validate(options, static_cast<uint64_t>(::sysconf(_SC_PAGESIZE))); !valid) {
+  if (auto valid = lab::validate(options, lab::page_size_here(), lab::ram_here()); !valid) {
     print_error(valid.error());
     return kUsage;
   }

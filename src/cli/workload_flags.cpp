@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "cli/app.h"
 
@@ -22,10 +23,12 @@ void add_workload_flags(CLI::App& app, lab::WorkloadOptions& o) {
   size_flag(app, "--target", o.target_bytes, "grow until this much is held (e.g. 40M)");
   app.get_option("--target")->required();
   size_flag(app, "--chunk", o.chunk_bytes, "bytes per operation (default 256K: 64 pages)");
-  app.add_option("--churn", o.churn, "operations after growing: free one chunk, map a new one");
+  app.add_option("--churn", o.churn, "operations after growing: free one chunk, map a new one")
+      ->check(whole_number(0, lab::kMaxChurn));
   app.add_option("--procs", o.procs, "split the target over this many processes")
-      ->check(CLI::Range(1u, lab::kMaxProcs));
-  app.add_option("--seed", o.seed, "mulberry32 seed for the random choices");
+      ->check(whole_number(1, lab::kMaxProcs));
+  app.add_option("--seed", o.seed, "mulberry32 seed for the random choices")
+      ->check(whole_number(0, std::numeric_limits<decltype(o.seed)>::max()));
   app.add_flag("--populate", o.populate, "map chunks with MAP_POPULATE");
   app.add_option_function<std::string>(
       "--file", [&o](const std::string& path) { o.file = path; },
@@ -53,7 +56,7 @@ Result<lab::WorkloadOptions> parse_workload_words(const std::vector<std::string>
   } catch (const CLI::ParseError& e) {
     return fail(std::string("workload options after '--': ") + e.what());
   }
-  auto valid = lab::validate(options, static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)));
+  auto valid = lab::validate(options, lab::page_size_here(), lab::ram_here());
   if (!valid) return fail("workload options after '--': " + valid.error().message());
   return options;
 }

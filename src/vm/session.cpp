@@ -1,5 +1,7 @@
 #include "vm/session.h"
 
+#include "common/file.h"
+
 #include <unistd.h>
 
 #include <ctime>
@@ -255,7 +257,8 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
   }
   if (run.exit_code < 0 && run.guest_error.empty())
     run.guest_error = guest_error_from_console(read_text(run.console_log));
-  std::ofstream(run.record) << record_json(options, run).dump(2) << "\n";
+  if (auto written = write_file_atomic(run.record, record_json(options, run).dump(2) + "\n"); !written)
+    run.record_error = written.error().message();
   if (options.keep) run.work_dir = work;
   cleanup();
   return run;

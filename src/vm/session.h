@@ -46,6 +46,7 @@ struct VmRun {
   std::string guest_error;     // why the guest stopped early, from its console
   std::string stdout_bytes;    // the inner command's stdout
   std::string out_dir, console_log, record;
+  std::string record_error;    // why `record` could not be written, if it could not
   std::string work_dir;        // kept images, when --keep
   Accel accel = Accel::tcg;
   Kernel kernel;

@@ -49,3 +49,34 @@ TEST(Cli, VersionJson) {
 }
 
 }  // namespace
+
+// Issue 18: unsigned flags took -1 as 2^64 - 1 (a churn that never ends).
+TEST(Cli, UnsignedFlagsRejectSignsAndOverflow) {
+  auto minus = run("workload --target 1M --churn -1");
+  EXPECT_EQ(minus.code, 2);
+  EXPECT_EQ(minus.text.substr(0, minus.text.find('\n')), "cgmem: error: --churn: '-1' is not a whole number");
+  auto wide = run("workload --target 1M --churn 18446744073709551616");
+  EXPECT_EQ(wide.code, 2);
+  EXPECT_EQ(wide.text.substr(0, wide.text.find('\n')),
+            "cgmem: error: --churn: 18446744073709551616 is out of range (0 to 1000000000)");
+  auto reps = run("matrix examples/quick.toml --reps -3");
+  EXPECT_EQ(reps.code, 2);
+  EXPECT_EQ(reps.text.substr(0, reps.text.find('\n')), "cgmem: error: --reps: '-3' is not a whole number");
+  auto cpu = run("run --name x --cpu -1 -- --target 1M");
+  EXPECT_EQ(cpu.code, 2);
+  EXPECT_EQ(cpu.text.substr(0, cpu.text.find('\n')), "cgmem: error: --cpu: '-1' is not a whole number");
+}
+
+// Issue 18: a --target above RAM is refused as `run` refuses such limits.
+TEST(Cli, WorkloadTargetAboveRamIsRefused) {
+  auto out = run("workload --target 64T");
+  EXPECT_EQ(out.code, 2);
+  EXPECT_NE(out.text.find("cgmem: error: --target 64TiB is above this machine's RAM ("), std::string::npos) << out.text;
+}
+
+// Issue 18: a missing --proc printed "RAM 0B" as a fact.
+TEST(Cli, HostRefusesAMissingProc) {
+  auto out = run("host --proc /nonexistent");
+  EXPECT_EQ(out.code, 2);
+  EXPECT_EQ(out.text.substr(0, out.text.find('\n')), "cgmem: error: --proc: Directory does not exist: /nonexistent");
+}

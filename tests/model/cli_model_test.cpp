@@ -141,8 +141,14 @@ TEST(CliModel, BadInputErrorsWordForWord) {
   expect_error("model penalty --usage 1X --high 1M", "--usage: invalid size '1X': unknown unit 'X'" + hint);
   expect_error("model penalty --usage max --high 1M",
                "--usage: invalid size 'max': 'max' is not allowed here" + hint);
-  expect_error("model penalty --usage 1M --high 1M --shift 33", "--shift: Value 33 not in range 0 to 32");
-  expect_error("model penalty --usage 1M --high 1M --hz 0", "--hz: Value 0 not in range 1 to 100000");
+  expect_error("model penalty --usage 1M --high 1M --shift 33", "--shift: 33 is out of range (0 to 32)");
+  expect_error("model penalty --usage 1M --high 1M --hz 0", "--hz: 0 is out of range (1 to 100000)");
+  // Issue 18: CLI11 alone read -1 as 2^64 - 1, 010 as octal and "" as 0.
+  expect_error("model penalty --usage 1M --high 1M --hz -250", "--hz: '-250' is not a whole number");
+  expect_error("model penalty --usage 1M --high 1M --hz ''", "--hz: '' is not a whole number");
+  expect_error("model penalty --usage 1M --high 1M --shift 0x10", "--shift: '0x10' is not a whole number");
+  expect_error("model penalty --usage 1M --high 1M --hz 18446744073709551616",
+               "--hz: 18446744073709551616 is out of range (1 to 100000)");
   expect_error("model penalty --usage 1M --high 1M --swap-usage 1M", "--swap-usage requires --swap-high");
   expect_error("model penalty --usage 1M --high 1M --unthrottled-ms 1", "--unthrottled-ms requires --op");
   expect_error("model penalty --usage 1M --high 1M --op 4K --unthrottled-ms 0",
