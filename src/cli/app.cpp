@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 
 namespace cgmem::cli {
 

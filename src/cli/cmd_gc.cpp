@@ -4,7 +4,7 @@
 
 #include "cgroup/host_probe.h"
 #include "cli/app.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "lab/gc.h"
 

@@ -11,7 +11,7 @@
 
 #include "cli/app.h"
 #include "cli/cmd_model.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "model/penalty.h"
 #include "model/predict.h"

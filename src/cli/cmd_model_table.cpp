@@ -8,7 +8,7 @@
 
 #include "cli/app.h"
 #include "cli/cmd_model.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "model/predict.h"
 #include "model/wheel.h"
 

@@ -9,7 +9,7 @@
 #include "cgroup/host_json.h"
 #include "cgroup/host_probe.h"
 #include "cli/app.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "cli/version.h"
 #include "cli/workload_flags.h"

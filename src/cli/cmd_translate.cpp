@@ -10,7 +10,7 @@
 
 #include "cli/app.h"
 #include "cli/cmd_translate.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "managers/compose.h"
 #include "managers/docker.h"

@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/app.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "cli/version.h"
 

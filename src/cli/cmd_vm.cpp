@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "cli/app.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "vm/session.h"
 

@@ -6,7 +6,7 @@
 
 #include "cgroup/reader.h"
 #include "cli/app.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "cli/workload_flags.h"
 #include "lab/own_code.h"

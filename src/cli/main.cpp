@@ -8,7 +8,7 @@
 
 #include "cli/app.h"
 #include "cli/command.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/version.h"
 
 namespace {
@@ -27,6 +27,7 @@ void print_usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace cgmem;
   using namespace cgmem::cli;
   std::span<char*> args(argv + 1, argc > 1 ? static_cast<size_t>(argc - 1) : 0);
   if (args.empty() || std::string_view(args[0]) == "--help" || std::string_view(args[0]) == "-h" ||

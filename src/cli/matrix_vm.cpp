@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "cli/app.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "lab/matrix/plan.h"
 
 extern char** environ;

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "cgroup/cgroup.h"
+#include "common/clock.h"
 #include "cgroup/device.h"
 #include "cgroup/files.h"
 #include "cgroup/flat_keyed.h"
@@ -60,12 +61,6 @@ class SignalScope {
  private:
   struct sigaction old_int_{}, old_term_{}, old_child_{};
 };
-
-uint64_t now_ns() {
-  timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 void sleep_until(uint64_t ns) {
   timespec ts{static_cast<time_t>(ns / 1'000'000'000ULL), static_cast<long>(ns % 1'000'000'000ULL)};

@@ -15,6 +15,7 @@
 
 #include "lab/mulberry32.h"
 #include "lab/op_line.h"
+#include "common/clock.h"
 #include "common/file.h"
 #include "common/size.h"
 
@@ -22,12 +23,6 @@ namespace cgmem::lab {
 namespace {
 
 constexpr unsigned char kFill = 0xa5;  // not zero, so no page can be the shared zero page
-
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 Result<void*> map_chunk(uint64_t bytes, bool populate) {
   int flags = MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0);

@@ -1,4 +1,4 @@
-// `cgmem workload`: the study's workload (scripts/lib/workload.py), in C++.
+// `cgmem workload`: the study's workload (the study's own Python program), in C++.
 //
 // Each operation maps a private anonymous chunk (256 KiB, 64 pages: the
 // kernel's charge batch), writes all of it, and copies one random chunk it

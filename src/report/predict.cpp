@@ -16,7 +16,7 @@ constexpr double kNsPerMs = 1e6;
 constexpr double kKiB = 1024.0;
 
 model::Kernel kernel_of(const Meta& m) {
-  return model::Kernel{.hz = static_cast<uint32_t>(m.hz), .batch = 64, .page_size = m.page_size};
+  return model::Kernel{.hz = static_cast<uint32_t>(m.hz), .page_size = m.page_size};  // the default charge batch
 }
 
 bool high_set(const Meta& m) { return m.high && !m.high->is_max(); }

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "model/penalty.h"
 #include "report/run.h"
 
 namespace cgmem::report {
 
-// reclaim_high() runs once and is retried MAX_RECLAIM_RETRIES (16) times
-// before a sleep when nothing is reclaimable: the high counter rises by 17.
-inline constexpr uint64_t kEventsPerSleep = 17;
+// The high counter's rise per sleep is the model's (model/penalty.h).
+inline constexpr uint64_t kEventsPerSleep = model::kHighEventsPerSleep;
 
 // (1) sleeps per op and the length of each sleep.
 struct SleepCheck {

@@ -7,6 +7,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "common/clock.h"
+#include "common/exit_codes.h"
 #include "common/file.h"
 #include "lab/matrix/sha256.h"
 
@@ -16,13 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-constexpr int kExitUsage = 2, kExitUnavailable = 3, kExitInterrupted = 130;
-
-double now_s() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 std::string utc_now() {
   std::time_t t = std::time(nullptr);
@@ -200,11 +195,11 @@ Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& o, 
     progress.line(fmt::format("matrix: {:>{}}/{} {}: {} ({:.1f} s)", i + 1, std::to_string(runs.size()).size(),
                               runs.size(), rec.name, rec.status.empty() ? "no outcome.json" : rec.status, rec.seconds));
     if (auto s = batch->save(result.runs); !s) return std::unexpected(s.error());
-    if (*code == kExitInterrupted || rec.status == "interrupted") {
+    if (*code == kInterrupted || rec.status == "interrupted") {
       result.interrupted = true;
       break;
     }
-    if (!finished && (*code == kExitUsage || *code == kExitUnavailable))
+    if (!finished && (*code == kUsage || *code == kUnavailable))
       return fail(fmt::format("matrix: `cgmem run` refused {} (exit code {}); its message is above", rec.name, *code),
                   rec.dir, "fix the spec or the host, then rerun with --resume");
   }

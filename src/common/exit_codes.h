@@ -1,8 +1,10 @@
-// cgmem's exit codes, in one place. `cgmem vm` passes the inner command's
-// code through unchanged, so these are also what a guest run returns.
+// cgmem's exit codes, in one place: the CLI returns them, and the matrix
+// reads them back from the `cgmem run` it starts. `cgmem vm` passes the
+// inner command's code through unchanged, so these are also what a guest
+// run returns.
 #pragma once
 
-namespace cgmem::cli {
+namespace cgmem {
 
 enum ExitCode : int {
   kOk = 0,
@@ -12,4 +14,4 @@ enum ExitCode : int {
   kInterrupted = 130, // SIGINT: the command cleaned up and stopped
 };
 
-}  // namespace cgmem::cli
+}  // namespace cgmem
