@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <array>
+#include <cstring>
 #include <fmt/format.h>
 
 #include "cgroup/files.h"
@@ -64,6 +66,7 @@ Result<std::unique_ptr<Sampler>> Sampler::open(const std::string& dir,
       {files::kCpuStat, "cpu_stat", Kind::flat},
       {files::kIoStat, "io_stat", Kind::nested},
   };
+  static_assert(std::size(kSpecs) == kMaxFiles);
   s->files_.reserve(std::size(kSpecs));
   for (const auto& spec : kSpecs) {
     auto& file = s->files_.emplace_back(File{spec.name, spec.json_key, spec.kind, std::nullopt});
@@ -83,16 +86,16 @@ Sampler::~Sampler() {
   for (unsigned i = 0; i < nprocs_; ++i) close_proc(procs_[i]);
 }
 
-void Sampler::emit_file(File& file, TickSummary& summary) {
+int Sampler::emit_file(File& file, TickSummary& summary) {
   auto text = file.reader->read_raw(read_buffer_);
-  if (!text) return;
+  if (!text) return errno != 0 ? errno : EIO;
   switch (file.kind) {
     case Kind::counter: {
       auto value = cgroup::to_u64(cgroup::trim_end(*text));
-      if (!value) return;
+      if (!value) return EINVAL;
       line_.field(file.json_key, *value);
       if (file.name == files::kMemoryCurrent) summary.current = *value, summary.read_current = true;
-      return;
+      return 0;
     }
     case Kind::flat: {
       bool events = file.name == files::kMemoryEvents;
@@ -106,7 +109,7 @@ void Sampler::emit_file(File& file, TickSummary& summary) {
         if (key == "oom_kill") summary.oom_kill = value;
       });
       line_.close();
-      return;
+      return 0;
     }
     case Kind::pressure: {
       line_.key(file.json_key).open();
@@ -118,7 +121,7 @@ void Sampler::emit_file(File& file, TickSummary& summary) {
         if (parsed && (kind == "some" || kind == "full")) emit_pressure_line(line_, kind, *parsed);
       }
       line_.close();
-      return;
+      return 0;
     }
     case Kind::nested: {
       // One object per device: {"254:0":{"rbytes":...}}. Lines are whole
@@ -141,9 +144,10 @@ void Sampler::emit_file(File& file, TickSummary& summary) {
       });
       if (open_device) line_.close();
       line_.close();
-      return;
+      return 0;
     }
   }
+  return 0;
 }
 
 void Sampler::close_proc(Proc& proc) {
@@ -209,11 +213,26 @@ Result<TickSummary> Sampler::tick(uint64_t t_ns, int out_fd) {
   TickSummary summary;
   line_.clear();
   line_.open().field("t_ns", t_ns);
+  // A file that could not be read is named with its errno, never dropped
+  // from the line silently (docs/run-format.md, read_errors).
+  std::array<std::pair<const char*, int>, kMaxFiles + 1> failed{};
+  size_t nfailed = 0;
   for (auto& file : files_)
-    if (file.reader) emit_file(file, summary);
+    if (file.reader)
+      if (int err = emit_file(file, summary); err != 0) failed[nfailed++] = {file.name, err};
   if (auto pids = procs_reader_->read_raw(read_buffer_)) update_procs(*pids);
+  else failed[nfailed++] = {files::kCgroupProcs, errno != 0 ? errno : EIO};
   summary.procs = nprocs_;
+  summary.read_errors = static_cast<unsigned>(nfailed);
   emit_procs();
+  if (nfailed != 0) {
+    line_.key("read_errors").open();
+    for (size_t i = 0; i < nfailed; ++i) {
+      const char* name = ::strerrorname_np(failed[i].second);
+      line_.field_str(failed[i].first, name ? name : "E?");
+    }
+    line_.close();
+  }
   line_.close().newline();
   if (!line_.ok()) return fail("a sample line did not fit its 64 KiB buffer", dir_);
   if (auto written = write_all(out_fd, line_.view()); !written) return std::unexpected(written.error());

@@ -39,11 +39,13 @@ struct TickSummary {
   uint64_t current = 0;
   uint64_t high = 0, max = 0, oom = 0, oom_kill = 0;
   unsigned procs = 0;
+  unsigned read_errors = 0;  // files this tick could not read (named in the line)
 };
 
 class Sampler {
  public:
   static constexpr unsigned kMaxProcs = 256;
+  static constexpr size_t kMaxFiles = 9;  // the control files a sample reads
 
   // Opens the control files of the cgroup directory `dir` that exist (a file
   // missing here, say io.stat without the io controller, is left out of
@@ -78,7 +80,8 @@ class Sampler {
   };
 
   Sampler() : line_(line_storage_) {}
-  void emit_file(File& file, TickSummary& summary);
+  // 0, or the errno of a file that could not be read or parsed.
+  int emit_file(File& file, TickSummary& summary);
   void update_procs(std::string_view pid_list);
   void emit_procs();
   void emit_proc(const Proc& proc);

@@ -51,6 +51,8 @@ TEST(Sampler, OneLineWithEveryFileOfAThrottledCgroup) {
   EXPECT_EQ(summary.current, 34140160u);
   EXPECT_EQ(summary.high, 309u);
   EXPECT_EQ(summary.procs, 1u);
+  EXPECT_FALSE(j.contains("read_errors"));
+  EXPECT_EQ(summary.read_errors, 0u);
 }
 
 TEST(Sampler, FollowsCgroupProcsAndLeavesOutMissingFiles) {
@@ -68,6 +70,23 @@ TEST(Sampler, FollowsCgroupProcsAndLeavesOutMissingFiles) {
   testing::spit(tree.cgroup + "/cgroup.procs", "999\n");
   auto third = tick_once(**sampler, tree.tmp.path() + "/samples");
   EXPECT_EQ(third["procs"], nlohmann::json::parse(R"([{"pid":999}])"));
+}
+
+// Issue 19: a file that could not be read was dropped from the line with no
+// trace. It is named with its errno, and the tick counts it.
+TEST(Sampler, AFileThatCannotBeReadIsNamedNotDropped) {
+  ThrottledTree tree;
+  auto sampler = Sampler::open(tree.cgroup, tree.proc_root);
+  ASSERT_TRUE(sampler);
+  testing::spit(tree.cgroup + "/memory.peak", "not a number\n");
+  testing::spit(tree.cgroup + "/memory.stat", std::string(64 * 1024, 'x'));  // fills the read buffer
+  TickSummary summary;
+  auto j = tick_once(**sampler, tree.tmp.path() + "/samples", &summary);
+  EXPECT_FALSE(j.contains("memory_peak"));
+  EXPECT_FALSE(j.contains("memory_stat"));
+  EXPECT_EQ(j["read_errors"], nlohmann::json::parse(R"({"memory.peak":"EINVAL","memory.stat":"E2BIG"})"));
+  EXPECT_EQ(summary.read_errors, 2u);
+  EXPECT_EQ(j["memory_current"], 34140160u);  // the rest is there
 }
 
 TEST(Sampler, NeedsMemoryCurrent) {
