@@ -76,6 +76,16 @@ Result<void> pin_self(unsigned cpu) {
   return {};
 }
 
+// Whether the driver (and so the sampler) and `pid` may run on one CPU, as
+// the kernel has their affinities now; nullopt when it could not tell.
+std::optional<bool> shares_cpu_with(pid_t pid) {
+  cpu_set_t mine, theirs, both;
+  if (::sched_getaffinity(0, sizeof mine, &mine) != 0 || ::sched_getaffinity(pid, sizeof theirs, &theirs) != 0)
+    return std::nullopt;
+  CPU_AND(&both, &mine, &theirs);
+  return CPU_COUNT(&both) > 0;
+}
+
 nlohmann::json limit_json(const Limit& limit) {
   return limit.is_max() ? nlohmann::json("max") : nlohmann::json(limit.bytes());
 }
@@ -127,6 +137,7 @@ class Experiment {
   pid_t workload_ = -1, neighbour_ = -1;
   uint64_t samples_ = 0;
   EndFacts facts_;
+  std::optional<bool> sampler_shares_cpu_;  // measured after the workload started
 };
 
 Experiment::~Experiment() {
@@ -235,7 +246,10 @@ Result<void> Experiment::write_meta() {
       {"claim_sha256", nullptr},
       {"simulated", false},
   };
-  meta["spec"]["sampler_shares_cpu"] = cpu_ == sampler_cpu_;
+  // What the pins gave once the workload runs (the study's key variable);
+  // before that, what was asked.
+  meta["spec"]["sampler_shares_cpu"] = sampler_shares_cpu_.value_or(cpu_ == sampler_cpu_);
+  meta["spec"]["sampler_shares_cpu_measured"] = sampler_shares_cpu_.has_value();
   meta["spec"]["kernel_log"] = kmsg_->is_open();
   return dir_->write_json(kMetaFile, meta);
 }
@@ -284,11 +298,13 @@ Result<void> Experiment::start() {
   facts_.started_ns = now_ns();
   if (auto meta = write_meta(); !meta) return meta;
   auto pid = cg_->spawn(spawn);
-  (void)pin_self(sampler_cpu_);
+  auto sampler_pinned = pin_self(sampler_cpu_);
   if (!pid) return std::unexpected(pid.error());
   workload_ = *pid;
   facts_.started = true;
-  return {};
+  if (!sampler_pinned) facts_.errors.push_back(sampler_pinned.error().message());
+  sampler_shares_cpu_ = shares_cpu_with(workload_);
+  return write_meta();  // again, with what the pins gave
 }
 
 bool Experiment::reap_workload(bool block) {
