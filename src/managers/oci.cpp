@@ -74,8 +74,15 @@ Result<void> unified_assignments(const OciMemory& m, const std::string& scope, u
     if (!value) return std::unexpected(value.error());
     Assignment a{.scope = scope, .file = file, .rule = fmt::format("unified {}={}, written last", file, text),
                  .source = kUnified};
-    if (file == "memory.oom.group") a.flag = true, a.value = *value;
-    else with_value(a, *value, page_size);
+    if (file == "memory.oom.group") {
+      // mm/memcontrol.c memory_oom_group_write(): only 0 or 1, else EINVAL.
+      if (value->is_max() || value->bytes() > 1)
+        return fail(fmt::format("unified memory.oom.group={}: the kernel takes only 0 or 1 (EINVAL), so the "
+                                "runtime fails to create the container", text));
+      a.flag = true, a.value = *value;
+    } else {
+      with_value(a, *value, page_size);
+    }
     auto& list = out.assignments;
     for (size_t i = first; i < list.size(); ++i)
       if (list[i].scope == scope && list[i].file == file) {

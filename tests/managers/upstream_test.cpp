@@ -98,6 +98,19 @@ TEST(Upstream, KernelKeepsPagesEverywhere) {
             "(mm/page_counter.c), it reads back as max");
 }
 
+// mm/memcontrol.c memory_oom_group_write() takes 0 or 1 only (found by
+// fuzz_manager_json).
+TEST(Upstream, OomGroupIsZeroOrOne) {
+  Translation t;
+  auto two = runc_assignments({.unified = {{"memory.oom.group", "2"}}}, "c", 4096, t);
+  ASSERT_FALSE(two);
+  EXPECT_EQ(two.error().what, "unified memory.oom.group=2: the kernel takes only 0 or 1 (EINVAL), so the "
+                              "runtime fails to create the container");
+  Translation one;
+  ASSERT_TRUE(runc_assignments({.unified = {{"memory.oom.group", "1"}}}, "c", 4096, one));
+  EXPECT_EQ(find(one, "c", "memory.oom.group")->value, Limit::of(1));
+}
+
 // systemd src/basic/parse-util.c parse_size(): strtoull() takes a '+';
 // systemd-run (src/shared/bus-unit-util.c
 // bus_append_unit_property_assignment()) refuses an unknown name.
