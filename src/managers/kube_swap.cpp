@@ -1,16 +1,16 @@
 // memory.swap.max of a container, by kubelet version (KEP-2400, NodeSwap):
 //
-//   1.22-1.27  the kubelet writes memory+swap (generateLinuxContainerConfig(),
-//              later generateLinuxContainerResources()) only with the NodeSwap
-//              gate on: UnlimitedSwap -1 (max), LimitedSwap or "" = the
-//              memory limit (no swap). With the gate off (the default) it
+//   1.22-1.27  the kubelet writes memory+swap (generateLinuxContainerConfig())
+//              only with the NodeSwap gate on: UnlimitedSwap -1 (max),
+//              LimitedSwap or "" = the memory limit (no swap). With the gate off (the default) it
 //              passes nothing and containerd sets memory+swap = limit
 //              (WithResources()). Either way: 0 with a limit, max without.
-//   1.28-1.29  configureContainerSwapResources(): gate off (the default):
-//              NoSwap, 0; gate on: "" or UnlimitedSwap max, LimitedSwap the
-//              share below for Burstable containers, else 0.
+//   1.28-1.29  configureContainerSwapResources() (kubernetes/kubernetes PRs
+//              118764, 120784): gate off (the default): NoSwap, 0; gate on:
+//              "" or UnlimitedSwap max, LimitedSwap the share below for
+//              Burstable containers, else 0.
 //   1.30+      the NodeSwap gate is on (locked from 1.34), UnlimitedSwap is
-//              gone, "" is NoSwap (0); LimitedSwap gives Burstable
+//              gone (PR 122745), "" is NoSwap (0); LimitedSwap gives Burstable
 //              containers whose request differs from the limit
 //              int64(request / capacity x swap) (calcSwapForBurstablePods()),
 //              and 0 when that function fails (capacity 0, or a request
@@ -59,7 +59,7 @@ void limited(const KubeletConfig& k, const KubeContainer& c, const std::string& 
 
 void before_128(const KubeletConfig& k, const KubeContainer& c, Assignment& a) {
   bool has_limit = c.limit.value_or(0) != 0;
-  a.source = src("generateLinuxContainerResources()");
+  a.source = src("generateLinuxContainerConfig()");
   if (*k.node_swap && k.swap_behavior == "UnlimitedSwap") {
     a.value = Limit::max();
     a.rule = "NodeSwap on, UnlimitedSwap: memory+swap -1, swap.max max";
