@@ -32,6 +32,12 @@ Result<void> verify(const DockerInput& in, std::vector<std::string>& notes) {
   return {};
 }
 
+// Go's int64 would wrap 2 x memory; cgmem says so instead.
+std::unexpected<Error> doubling_overflows(int64_t memory) {
+  return fail(fmt::format("--memory {}: memory+swap = 2 x memory overflows int64", memory), {},
+              "give --memory-swap, or a smaller --memory");
+}
+
 void reservation_caveat(Translation& out) {
   for (auto& a : out.assignments)
     if (a.file == "memory.low")
@@ -49,6 +55,7 @@ Result<Translation> docker(const DockerInput& in, uint64_t page_size) {
   spec.swap = in.swap;
   // adaptContainerSettings(): MemorySwap 0 (unset or 0) with a memory limit is doubled.
   bool doubled = in.memory.value_or(0) > 0 && in.swap.value_or(0) == 0;
+  if (doubled && *in.memory > INT64_MAX / 2) return doubling_overflows(*in.memory);
   if (doubled) spec.swap = 2 * *in.memory;
   if (auto r = runc_assignments(spec, "container", page_size, out); !r) return std::unexpected(r.error());
   for (auto& a : out.assignments)
@@ -75,6 +82,7 @@ Result<Translation> podman(const DockerInput& in, uint64_t page_size) {
   if (in.memory.value_or(0) > 0) spec.limit = in.memory;
   if (in.reservation) spec.reservation = in.reservation;
   bool doubled = !in.swap && spec.limit;
+  if (doubled && *in.memory > INT64_MAX / 2) return doubling_overflows(*in.memory);
   if (doubled) spec.swap = 2 * *in.memory;
   else if (in.swap && *in.swap != -1) spec.swap = in.swap;
   if (auto r = crun_assignments(spec, "container", page_size, out); !r) {

@@ -32,8 +32,9 @@ Result<int64_t> calc_swap(int64_t request, int64_t capacity, int64_t swap) {
   if (capacity <= 0) return fail("total node memory is 0");
   if (request > capacity)
     return fail(fmt::format("container request {} is larger than total node memory {}", request, capacity));
-  return static_cast<int64_t>(static_cast<double>(request) / static_cast<double>(capacity) *
-                              static_cast<double>(swap));
+  double share = static_cast<double>(request) / static_cast<double>(capacity) * static_cast<double>(swap);
+  if (!(share < 9223372036854775808.0)) return fail("the swap share does not fit in int64");
+  return static_cast<int64_t>(share);
 }
 
 void limited(const KubeletConfig& k, const KubeContainer& c, const std::string& qos, Assignment& a) {

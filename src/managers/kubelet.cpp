@@ -221,7 +221,7 @@ std::optional<int64_t> effective_requests(const KubePod& pod) {
     if (!c.request) continue;
     any = true;
     if (c.init && !c.sidecar) init = std::max(init, *c.request);
-    else sum += *c.request;
+    else if (__builtin_add_overflow(sum, *c.request, &sum)) sum = INT64_MAX;  // validate_pod() refuses it
   }
   return any ? std::optional<int64_t>(std::max(sum, init)) : std::nullopt;
 }
@@ -256,8 +256,14 @@ Result<void> validate_pod(const KubePod& pod) {
                 {}, "the API server rejects the pod (pkg/apis/core/validation/validation.go "
                     "ValidateResourceRequirements()); nothing is written");
   };
-  for (const auto& c : pod.containers)
+  int64_t limits = 0, requests = 0;
+  for (const auto& c : pod.containers) {
     if (auto r = check(scope_of(c), c.request, c.limit); !r) return r;
+    if (__builtin_add_overflow(limits, c.limit.value_or(0), &limits) ||
+        __builtin_add_overflow(requests, c.request.value_or(0), &requests))
+      return fail("the containers' memory requests or limits add up to more than 2^63-1 bytes", {},
+                  "the kubelet's int64 sums cannot hold them");
+  }
   return check("pod", pod.request, pod.limit);
 }
 

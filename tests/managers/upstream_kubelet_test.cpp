@@ -117,6 +117,15 @@ TEST(UpstreamKubelet, RequestAboveLimitIsRejected) {
   EXPECT_FALSE(run({.minor = 34}, pod));
 }
 
+// Sums that would wrap int64 are refused, not wrapped.
+TEST(UpstreamKubelet, OverflowingSumsAreErrors) {
+  constexpr int64_t kHuge = int64_t{5} << 60;
+  KubePod pod{.containers = {{.name = "a", .request = kHuge, .limit = kHuge}, {.name = "b", .request = kHuge, .limit = kHuge}}};
+  auto t = run({.minor = 36}, pod);
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().what, "the containers' memory requests or limits add up to more than 2^63-1 bytes");
+}
+
 // 1.37's pod-level memory.high (applyPodLevelMemoryHigh) is named as not
 // modelled rather than left out silently.
 TEST(UpstreamKubelet, PodLevelMemoryHighIsNamed) {

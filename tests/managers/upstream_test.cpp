@@ -68,6 +68,11 @@ TEST(Upstream, PodmanThroughCrun) {
   auto alone = translate_podman({.swap = 128 * kMi}, 4096);
   ASSERT_FALSE(alone);
   EXPECT_EQ(alone.error().what, "crun: cannot set swap limit without the memory limit");
+  // 2 x memory would wrap Go's int64.
+  auto wrap = translate_docker({.memory = int64_t{5} << 60}, 4096);
+  ASSERT_FALSE(wrap);
+  EXPECT_EQ(wrap.error().what, "--memory 5764607523034234880: memory+swap = 2 x memory overflows int64");
+  EXPECT_FALSE(translate_podman({.memory = int64_t{5} << 60}, 4096));
   // Docker treats --memory-swap 0 as unset (adaptContainerSettings()).
   auto docker_zero = translate_docker({.memory = 256 * kMi, .swap = 0}, 4096);
   EXPECT_EQ(find(*docker_zero, "container", "memory.swap.max")->value, Limit::of(256 * kMi));
