@@ -168,8 +168,11 @@ Result<Translation> translate_systemd(const SystemdInput& in) {
                     "systemd-run refuses it; check the property name (systemd.resource-control(5))");
       out.notes.push_back(fmt::format("{}: Unknown key name '{}' in section '{}', ignoring (as systemd does)",
                                       prop.origin, prop.name, in.unit.type_section()));
-    } else if (prop.name.find("Memory") != std::string::npos) {
+    } else if (prop.name.find("Memory") != std::string::npos || prop.name.find("OOM") != std::string::npos) {
       out.notes.push_back(fmt::format("{}: {}= is not modelled by cgmem translate", prop.origin,
+                                      prop.name));
+    } else if (prop.origin == "-p") {
+      out.notes.push_back(fmt::format("-p {}=: not a memory property; cgmem does not check that systemd knows it",
                                       prop.name));
     }
   }

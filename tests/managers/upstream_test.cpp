@@ -128,6 +128,10 @@ TEST(Upstream, SystemdPlusAndUnknownAssignment) {
   auto t = translate_systemd(in);
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().what, "Unknown assignment: MemoryMaxx=1G");
+  SystemdInput cpu;
+  cpu.unit.properties.push_back({"CPUQuota", "20%", "-p"});
+  EXPECT_EQ(translate_systemd(cpu).value().notes[0],
+            "-p CPUQuota=: not a memory property; cgmem does not check that systemd knows it");
   auto unit = parse_unit_file("[Service]\nMemoryMaxx=1G\nCPUQuota=20%\n", "a.service");
   ASSERT_TRUE(unit);
   auto from_file = translate_systemd({.unit = *unit});
