@@ -3,10 +3,11 @@
 // memory.swap.max and memory.oom.group, and (with --working-set) what that
 // does to a program. The rules live in src/managers; this file parses flags.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
+#include <array>
+#include <string_view>
 
 #include "cli/app.h"
 #include "cli/cmd_translate.h"
@@ -14,6 +15,7 @@
 #include "cli/handlers.h"
 #include "managers/compose.h"
 #include "managers/docker.h"
+#include "managers/input.h"
 #include "managers/kubelet.h"
 #include "managers/oci.h"
 #include "managers/others.h"
@@ -41,7 +43,7 @@ struct Flags {
   // kubelet
   std::string version = "1.36", pod_file, limit, request, cpu_limit, cpu_request, node_capacity,
               system_reserved, kube_reserved, swap_capacity, reservation_policy = "None",
-              swap_behavior = "NoSwap";
+              swap_behavior;
   std::optional<double> factor;
   std::vector<std::string> gates;
   bool single_process_oom_kill = false;
@@ -49,7 +51,7 @@ struct Flags {
   std::string spec_file;
   std::vector<std::string> unified;
   // incus
-  std::string limits_memory, enforce = "hard";
+  std::string limits_memory, enforce = "hard", limits_memory_swap;
   // slurm
   std::string mem, cgroup_conf_file;
   uint64_t real_memory = 0;
@@ -58,14 +60,6 @@ struct Flags {
   std::string driver = "docker";
   int64_t nomad_memory = 300, memory_max = 0, memory_hard_limit = 0;
 };
-
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sys_error("read", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 uint64_t this_machines_ram() {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -81,13 +75,6 @@ std::optional<uint64_t> ram_for(const Flags& f, Translation* note_to, bool neede
                                                     "--ram BYTES for another",
                                                     ram));
   return ram ? std::optional<uint64_t>(ram) : std::nullopt;
-}
-
-Result<std::pair<std::string, std::string>> key_value(const std::string& text, const char* flag) {
-  auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0)
-    return fail(fmt::format("{} '{}': not KEY=VALUE", flag, text));
-  return std::pair{text.substr(0, eq), text.substr(eq + 1)};
 }
 
 Result<std::optional<int64_t>> quantity_flag(const std::string& text, const char* flag, int scale = 0) {
@@ -113,7 +100,7 @@ Result<std::optional<int64_t>> docker_flag(const std::string& text, const char* 
 Result<Translation> systemd(const Flags& f, const TranslateOutput& o) {
   managers::SystemdInput in{.page_size = o.page_size};
   if (!f.unit_file.empty()) {
-    auto text = read_file(f.unit_file);
+    auto text = managers::read_input_file(f.unit_file);
     if (!text) return std::unexpected(text.error());
     auto unit = managers::parse_unit_file(*text, f.unit_file);
     if (!unit) return std::unexpected(unit.error());
@@ -142,28 +129,11 @@ Result<managers::DockerInput> docker_input(const Flags& f) {
     if (!*r) return std::unexpected(r->error());
   in.memory = *memory, in.reservation = *reservation, in.swap = *swap;
   for (const auto& kv : f.cgroup_conf) {
-    auto pair = key_value(kv, "--cgroup-conf");
+    auto pair = managers::key_value(kv, "--cgroup-conf");
     if (!pair) return std::unexpected(pair.error());
     in.cgroup_conf.push_back(*pair);
   }
   return in;
-}
-
-Result<std::optional<bool>> gate(const std::vector<std::string>& gates, const std::string& name) {
-  std::optional<bool> out;
-  for (const auto& list : gates) {
-    std::stringstream items(list);
-    for (std::string item; std::getline(items, item, ',');) {
-      auto kv = key_value(item, "--feature-gate");
-      if (!kv) return std::unexpected(kv.error());
-      if (kv->second != "true" && kv->second != "false")
-        return fail(fmt::format("--feature-gate {}: the value must be true or false", item));
-      if (kv->first != "MemoryQoS" && kv->first != "NodeSwap")
-        return fail(fmt::format("--feature-gate {}: cgmem models MemoryQoS and NodeSwap", item));
-      if (kv->first == name) out = kv->second == "true";
-    }
-  }
-  return out;
 }
 
 Result<Translation> kubelet(const Flags& f, const TranslateOutput& o) {
@@ -174,8 +144,8 @@ Result<Translation> kubelet(const Flags& f, const TranslateOutput& o) {
                             .swap_behavior = f.swap_behavior,
                             .single_process_oom_kill = f.single_process_oom_kill,
                             .page_size = o.page_size};
-  auto qos = gate(f.gates, "MemoryQoS");
-  auto swap = gate(f.gates, "NodeSwap");
+  auto qos = managers::feature_gate(f.gates, "MemoryQoS");
+  auto swap = managers::feature_gate(f.gates, "NodeSwap");
   if (!qos) return std::unexpected(qos.error());
   if (!swap) return std::unexpected(swap.error());
   k.memory_qos = *qos, k.node_swap = *swap;
@@ -194,7 +164,7 @@ Result<Translation> kubelet(const Flags& f, const TranslateOutput& o) {
   if (!f.pod_file.empty()) {
     if (!f.limit.empty() || !f.request.empty())
       return fail("--pod and --limit/--request do not go together", {}, "the pod file has the resources");
-    auto text = read_file(f.pod_file);
+    auto text = managers::read_input_file(f.pod_file);
     if (!text) return std::unexpected(text.error());
     auto parsed = managers::parse_pod_yaml(*text, f.pod_file);
     if (!parsed) return std::unexpected(parsed.error());
@@ -211,7 +181,7 @@ Result<Translation> kubelet(const Flags& f, const TranslateOutput& o) {
     pod.containers.push_back(c);
   }
   std::vector<std::string> notes;
-  pod = managers::apply_api_defaults(pod, notes);
+  pod = managers::apply_api_defaults(pod, notes, config->minor);
   auto t = managers::translate_kubelet(*config, pod);
   if (t) t->notes.insert(t->notes.begin(), notes.begin(), notes.end());
   return t;
@@ -220,28 +190,22 @@ Result<Translation> kubelet(const Flags& f, const TranslateOutput& o) {
 Result<Translation> runc(const Flags& f, const TranslateOutput& o) {
   managers::OciMemory m;
   if (!f.spec_file.empty()) {
-    auto text = read_file(f.spec_file);
+    auto text = managers::read_input_file(f.spec_file);
     if (!text) return std::unexpected(text.error());
     auto spec = managers::parse_oci_spec(*text);
     if (!spec) return std::unexpected(spec.error());
     m = *spec;
   }
-  auto number = [](const std::string& text, const char* flag) -> Result<std::optional<int64_t>> {
-    if (text.empty()) return std::optional<int64_t>();
-    if (text == "-1") return std::optional<int64_t>(-1);
-    auto v = parse_bytes(text);
-    if (!v || *v > static_cast<uint64_t>(INT64_MAX)) return fail(fmt::format("{} {}: not a byte count or -1", flag, text));
-    return std::optional<int64_t>(static_cast<int64_t>(*v));
-  };
-  auto limit = number(f.limit, "--limit"), reservation = number(f.reservation, "--reservation"),
-       swap = number(f.swap, "--swap");
+  auto limit = managers::oci_number(f.limit, "--limit");
+  auto reservation = managers::oci_number(f.reservation, "--reservation");
+  auto swap = managers::oci_number(f.swap, "--swap");
   for (auto* r : {&limit, &reservation, &swap})
     if (!*r) return std::unexpected(r->error());
   if (*limit) m.limit = *limit;
   if (*reservation) m.reservation = *reservation;
   if (*swap) m.swap = *swap;
   for (const auto& kv : f.unified) {
-    auto pair = key_value(kv, "--unified");
+    auto pair = managers::key_value(kv, "--unified");
     if (!pair) return std::unexpected(pair.error());
     m.unified.push_back(*pair);
   }
@@ -256,7 +220,7 @@ Result<Translation> slurm(const Flags& f, const TranslateOutput& o) {
     in.job_mb = *mb;
   }
   if (!f.cgroup_conf_file.empty()) {
-    auto text = read_file(f.cgroup_conf_file);
+    auto text = managers::read_input_file(f.cgroup_conf_file);
     if (!text) return std::unexpected(text.error());
     if (auto r = managers::apply_slurm_conf(*text, in.conf); !r) return std::unexpected(r.error());
   }
@@ -300,7 +264,9 @@ void kubelet_flags(CLI::App* kl, Flags& f) {
   kl->add_option("--factor", f.factor, "memoryThrottlingFactor, in (0, 1] (default by version)");
   kl->add_option("--feature-gate", f.gates, "MemoryQoS=true|false, NodeSwap=true|false");
   kl->add_option("--memory-reservation-policy", f.reservation_policy, "None or TieredReservation (1.36+)");
-  kl->add_option("--swap-behavior", f.swap_behavior, "NoSwap (default) or LimitedSwap");
+  kl->add_option("--swap-behavior", f.swap_behavior,
+                 "memorySwap.swapBehavior: NoSwap or LimitedSwap (1.30+), LimitedSwap or UnlimitedSwap "
+                 "(before 1.30); default: the version's");
   kl->add_option("--node-capacity", f.node_capacity, "node memory capacity (for containers without a limit)");
   kl->add_option("--system-reserved", f.system_reserved, "system-reserved memory");
   kl->add_option("--kube-reserved", f.kube_reserved, "kube-reserved memory");
@@ -316,14 +282,16 @@ void other_flags(const Subcommands& s, Flags& f) {
   s.runc->add_option("--unified", f.unified, "FILE=VALUE in the unified map, e.g. memory.high=241590272");
   s.incus->add_option("--limits-memory", f.limits_memory, "limits.memory (2GiB, 512MB, 25%)")->required();
   s.incus->add_option("--enforce", f.enforce, "limits.memory.enforce: hard (default) or soft");
+  s.incus->add_option("--limits-memory-swap", f.limits_memory_swap,
+                      "limits.memory.swap: true (default), false, or a size of swap (hard mode)");
   s.incus->add_option("--ram", f.ram, "host RAM in bytes, for N% (default: this machine's)")->check(size_validator({}));
   s.slurm->add_option("--mem", f.mem, "the job's memory (MB, or K/M/G/T)");
   s.slurm->add_option("--real-memory", f.real_memory, "the node's RealMemory in MB")->required();
   s.slurm->add_option("--cgroup-conf", f.cgroup_conf_file, "cgroup.conf");
   s.slurm->add_option("-p,--set", f.slurm_settings, "Key=Value as in cgroup.conf (after the file)");
-  s.nomad->add_option("--driver", f.driver, "docker (default) or exec");
+  s.nomad->add_option("--driver", f.driver, "docker (default), exec or raw_exec");
   s.nomad->add_option("--memory", f.nomad_memory, "resources.memory in MB (default 300)");
-  s.nomad->add_option("--memory-max", f.memory_max, "resources.memory_max in MB");
+  s.nomad->add_option("--memory-max", f.memory_max, "resources.memory_max in MB; -1: no hard limit");
   s.nomad->add_option("--memory-hard-limit", f.memory_hard_limit, "docker plugin memory_hard_limit in MB");
 }
 
@@ -353,7 +321,7 @@ Subcommands define(CLI::App& app, Flags& f) {
 }
 
 Result<Translation> compose(const Flags& f, const TranslateOutput& o) {
-  auto text = read_file(f.compose_file);
+  auto text = managers::read_input_file(f.compose_file);
   if (!text) return std::unexpected(text.error());
   auto services = managers::parse_compose_yaml(*text, f.compose_file);
   if (!services) return std::unexpected(services.error());
@@ -361,7 +329,8 @@ Result<Translation> compose(const Flags& f, const TranslateOutput& o) {
 }
 
 Result<Translation> incus(const Flags& f, const TranslateOutput& o) {
-  managers::IncusInput in{.limits_memory = f.limits_memory, .enforce = f.enforce};
+  managers::IncusInput in{.limits_memory = f.limits_memory, .enforce = f.enforce,
+                          .limits_memory_swap = f.limits_memory_swap};
   Translation notes;
   in.ram = ram_for(f, &notes, f.limits_memory.ends_with('%'));
   auto t = managers::translate_incus(in, o.page_size);
@@ -388,9 +357,28 @@ Result<Translation> dispatch(const Subcommands& s, const Flags& f, const Transla
                                    o.page_size);
 }
 
+constexpr std::array<std::string_view, 9> kManagers = {"systemd", "docker",  "podman", "compose", "kubelet",
+                                                       "runc",    "incus",   "slurm",  "nomad"};
+
+// The first word that is not an option must name a manager; CLI11 alone
+// would say only that an argument was not expected.
+bool unknown_manager(std::span<char*> args) {
+  for (const char* arg : args) {
+    std::string_view word(arg);
+    if (word.starts_with('-')) continue;
+    for (auto m : kManagers)
+      if (m == word) return false;
+    print_error(Error{.what = fmt::format("unknown manager '{}'; one of {}", word, fmt::join(kManagers, ", ")),
+                      .hint = "cgmem translate MANAGER --help shows a manager's flags"});
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int run_translate(std::span<char*> args) {
+  if (unknown_manager(args)) return kUsage;
   CLI::App app("What a manager writes to the cgroup v2 memory files, and what that does to a program.\n"
                "Managers: systemd, docker, podman, compose, kubelet, runc, incus, slurm, nomad.",
                "translate");

@@ -1,17 +1,23 @@
 #include "managers/assignment.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace cgmem::managers {
 
 Limit page_rounded(const Limit& value, uint64_t page_size) {
   if (value.is_max() || page_size == 0) return value;
-  return Limit::of(value.bytes() / page_size * page_size);
+  const uint64_t pages = value.bytes() / page_size;
+  if (pages >= static_cast<uint64_t>(INT64_MAX) / page_size) return Limit::max();  // PAGE_COUNTER_MAX
+  return Limit::of(pages * page_size);
 }
 
-Assignment& with_value(Assignment& a, const Limit& written, uint64_t page_size) {
+Assignment& with_value(Assignment& a, Limit written, uint64_t page_size) {
   a.value = page_rounded(written, page_size);
-  if (a.value != written)
+  if (a.value.is_max() && !written.is_max())
+    a.caveats.push_back("written as " + std::to_string(written.bytes()) +
+                        "; at or above the kernel's page-counter maximum, it reads back as max");
+  else if (a.value != written)
     a.caveats.push_back("written as " + std::to_string(written.bytes()) +
                         "; the kernel keeps whole pages");
   return a;

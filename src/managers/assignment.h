@@ -30,13 +30,15 @@ struct Translation {
   std::vector<std::string> notes;       // caveats about the whole input
 };
 
-// The kernel keeps memory.min/low/high/max as whole pages: a value written
-// reads back rounded down to a multiple of the page size ("max" stays max).
+// The kernel keeps memory.min/low/high/max/swap.max/zswap.max as a count of
+// pages (mm/page_counter.c page_counter_memparse()): a value written reads
+// back rounded down to a multiple of the page size, and a count at or above
+// PAGE_COUNTER_MAX (LONG_MAX / page size) reads back as "max".
 Limit page_rounded(const Limit& value, uint64_t page_size);
 
-// Sets a.value to what the kernel keeps of `written` (whole pages) and adds
-// a caveat with the written value when the two differ. Returns a.
-Assignment& with_value(Assignment& a, const Limit& written, uint64_t page_size);
+// Sets a.value to what the kernel keeps of `written` and adds a caveat with
+// the written value when the two differ. Returns a.
+Assignment& with_value(Assignment& a, Limit written, uint64_t page_size);
 
 // Appends an assignment and returns it for further edits.
 Assignment& add(Translation& out, Assignment assignment);

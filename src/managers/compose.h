@@ -8,6 +8,9 @@
 //   mem_reservation -> MemoryReservation, oom_kill_disable;
 //   deploy.resources.limits.memory replaces Memory and
 //   deploy.resources.reservations.memory replaces MemoryReservation.
+// compose-go (loader/validate.go checkConsistency()) rejects a file where
+// mem_limit and deploy.resources.limits.memory (or mem_reservation and
+// deploy.resources.reservations.memory) differ.
 #pragma once
 
 #include <string>

@@ -11,9 +11,8 @@
 //     memory+swap = 2 x memory, so memory.swap.max = memory;
 //   - getMemoryResources(): Memory -> limit, MemoryReservation ->
 //     reservation, MemorySwap -> swap; runc does the rest (oci.h).
-// Sizes as the docker CLI reads them (docker/go-units RAMInBytes): a number,
-// optional decimals, then b, k, m, g, t or p (base 1024), with optional
-// "i"/"b": 256m, 256MB and 256MiB are all 268435456.
+// Sizes as the docker CLI reads them: docker/go-units RAMInBytes
+// (go_units.h): 256m, 256MB and 256MiB are all 268435456; 256Mi is invalid.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +41,10 @@ Result<int64_t> parse_docker_size(std::string_view text, bool allow_minus_one = 
 Result<Translation> translate_docker(const DockerInput& input, uint64_t page_size);
 
 // Podman: the same flags (containers/podman pkg/specgenutil/specgen.go
-// getMemoryLimits(): memory+swap 2 x memory when unset; the Docker daemon's
-// checks do not apply), plus --cgroup-conf KEY=VALUE into the unified map.
+// getMemoryLimits(), LimitToSwap(): memory+swap 2 x memory only when
+// --memory-swap is not given, "-1" leaves swap out, 0 stays 0; the Docker
+// daemon's checks do not apply), plus --cgroup-conf KEY=VALUE into the
+// unified map, then crun (oci.h crun_assignments()).
 Result<Translation> translate_podman(const DockerInput& input, uint64_t page_size);
 
 }  // namespace cgmem::managers

@@ -1,4 +1,7 @@
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <initializer_list>
 #include <fmt/format.h>
 
 #include "managers/others.h"
@@ -25,11 +28,49 @@ Result<int64_t> parse_incus_size(std::string_view text) {
       {"PiB", 1LL << 50}, {"EiB", 1LL << 60}};
   for (auto [unit, factor] : kUnits)
     if (suffix == unit) {
-      if (value > INT64_MAX / factor) return bad();
+      if (factor > 1 && value > 1 && value > INT64_MAX / factor)  // handleOverflow()
+        return fail(fmt::format("Overflow multiplying {} with {}", value, factor));
       return value * factor;
     }
   return bad();
 }
+
+namespace {
+
+bool one_of(std::string v, std::initializer_list<std::string_view> words) {
+  for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto w : words)
+    if (v == w) return true;
+  return false;
+}
+
+// initLXC(): in hard mode, limits.memory.swap empty, true or false (any of
+// util.IsTrueOrEmpty()/IsFalse()'s words) writes memory.swap.max 0; a size
+// is "additional memory as swap" and is written as it is. Soft mode writes
+// nothing.
+Result<Assignment> swap_row(const IncusInput& in, uint64_t page_size) {
+  Assignment a{.scope = "instance", .file = "memory.swap.max",
+               .source = "lxc/incus internal/server/instance/drivers/driver_lxc.go initLXC(); "
+                         "internal/server/cgroup/abstraction.go SetMemorySwapLimit()"};
+  const std::string& swap = in.limits_memory_swap;
+  if (in.enforce == "soft") {
+    a.set = false, a.rule = "enforce=soft: not written (max)";
+  } else if (swap.empty() || one_of(swap, {"true", "1", "yes", "on", "false", "0", "no", "off"})) {
+    a.value = Limit::of(0);
+    a.rule = fmt::format("enforce=hard, limits.memory.swap={}: 0", swap.empty() ? "(unset)" : swap);
+  } else {
+    auto bytes = parse_incus_size(swap);
+    if (!bytes) {
+      bytes.error().what = "limits.memory.swap: " + bytes.error().what;
+      return std::unexpected(bytes.error());
+    }
+    with_value(a, Limit::of(static_cast<uint64_t>(*bytes)), page_size);
+    a.rule = fmt::format("enforce=hard, limits.memory.swap={}: {} bytes of swap", swap, *bytes);
+  }
+  return a;
+}
+
+}  // namespace
 
 Result<Translation> translate_incus(const IncusInput& in, uint64_t page_size) {
   if (in.enforce != "hard" && in.enforce != "soft")
@@ -38,13 +79,18 @@ Result<Translation> translate_incus(const IncusInput& in, uint64_t page_size) {
   std::string how;
   if (in.limits_memory.ends_with('%')) {
     std::string_view n(in.limits_memory.data(), in.limits_memory.size() - 1);
+    if (n.size() > 1 && n[0] == '+') n.remove_prefix(1);  // strconv.ParseInt takes a '+' 
     int64_t percent = 0;
     auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), percent);
     if (ec != std::errc() || p != n.data() + n.size() || n.empty() || percent < 0)
       return fail(fmt::format("limits.memory={}: not a whole percentage", in.limits_memory));
     if (!in.ram) return fail(fmt::format("limits.memory={} is a share of the host's RAM", in.limits_memory),
                              {}, "say whose RAM with --ram BYTES");
-    bytes = static_cast<int64_t>(*in.ram / 100) * percent;
+    const auto hundredth = static_cast<int64_t>(std::min<uint64_t>(*in.ram / 100, INT64_MAX));
+    if (percent > 0 && hundredth > INT64_MAX / percent)
+      return fail(fmt::format("limits.memory={}: (RAM / 100) x {} overflows a 64-bit byte count",
+                              in.limits_memory, percent));
+    bytes = hundredth * percent;
     how = fmt::format("(RAM {} / 100) x {} = {}", *in.ram, percent, bytes);
   } else {
     auto v = parse_incus_size(in.limits_memory);
@@ -66,6 +112,9 @@ Result<Translation> translate_incus(const IncusInput& in, uint64_t page_size) {
                                        in.limits_memory, how)
                          : "enforce=hard: not written",
             .source = source}), soft ? value : Limit::max(), page_size);
+  auto swap = swap_row(in, page_size);
+  if (!swap) return std::unexpected(swap.error());
+  add(out, std::move(*swap));
   if (!soft)
     out.notes.push_back("older LXD and Incus releases also set a soft limit of 90% of limits.memory "
                         "in hard mode, which cgroup v2 hosts got as memory.high; read the "
@@ -73,7 +122,6 @@ Result<Translation> translate_incus(const IncusInput& in, uint64_t page_size) {
   else
     out.notes.push_back("enforce=soft: memory.high without memory.max: the kernel throttles the "
                         "instance above limits.memory and never OOM-kills it for that");
-  out.notes.push_back("limits.memory.swap decides memory.swap.max; cgmem does not model it");
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "managers/input.h"
 #include "managers/kubelet.h"
 #include "managers/quantity.h"
 
@@ -100,6 +101,7 @@ std::vector<std::string> documents(std::string_view text) {
 }  // namespace
 
 Result<KubePod> parse_pod_yaml(std::string_view text, std::string_view name) {
+  if (auto r = check_yaml_shape(text, name); !r) return std::unexpected(r.error());
   try {
     for (const auto& part : documents(text)) {
       const YAML::Node doc = YAML::Load(part);

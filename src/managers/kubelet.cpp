@@ -1,5 +1,7 @@
 #include "managers/kubelet.h"
 
+#include "managers/kube_swap.h"
+
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
@@ -78,36 +80,6 @@ void protection(const KubeletConfig& k, const std::string& qos, const std::strin
                                            guaranteed ? "memory.min" : "memory.low", request),
                        .source = source}),
              bytes, k.page_size);
-}
-
-void swap_file(const KubeletConfig& k, const KubeContainer& c, const std::string& qos, Translation& out) {
-  Assignment a{.scope = scope_of(c), .file = "memory.swap.max", .value = Limit::of(0),
-               .source = std::string(kResources) + " configureContainerSwapResources()"};
-  int64_t request = c.request.value_or(0), limit = c.limit.value_or(0);
-  if (k.minor < 30) {
-    if (limit == 0) {
-      a.set = false, a.value = Limit::max();
-      a.rule = "no limit: no memory+swap either, memory.swap.max stays max";
-    } else {
-      a.rule = "before 1.30 (NodeSwap off) the kubelet passes no swap limit and containerd "
-               "sets memory+swap = limit: swap.max = 0";
-    }
-  } else if (k.swap_behavior != "LimitedSwap" || !k.node_swap.value_or(false)) {
-    a.rule = k.swap_behavior == "LimitedSwap" ? "LimitedSwap without the NodeSwap gate: NoSwap, 0"
-                                              : "swapBehavior NoSwap: 0";
-  } else if (qos != "Burstable" || (request == 0 && limit == 0) || request == limit) {
-    a.rule = fmt::format("LimitedSwap applies only to Burstable containers whose request differs "
-                         "from the limit ({}): 0", qos);
-  } else {
-    int64_t cap = k.capacity.value_or(0), swap = k.swap_capacity.value_or(0);
-    auto v = static_cast<int64_t>(static_cast<double>(request) / static_cast<double>(cap) *
-                                  static_cast<double>(swap));
-    a.value = Limit::of(static_cast<uint64_t>(v));
-    a.rule = fmt::format("LimitedSwap: int64(request {} / capacity {} x swap {}) = {}", request, cap,
-                         swap, v);
-    a.source = std::string(kResources) + " calcSwapForBurstablePods()";
-  }
-  add(out, std::move(a));
 }
 
 // The container's memory.max: its limit, or the pod-level limit (1.34+).
@@ -228,18 +200,35 @@ Result<KubeletConfig> resolve_kubelet_config(KubeletConfig k) {
                             k.reservation_policy));
   if (k.reservation_policy == "TieredReservation" && k.minor < 36)
     return fail(fmt::format("memoryReservationPolicy is new in 1.36; 1.{} has none", k.minor));
-  if (k.swap_behavior != "NoSwap" && k.swap_behavior != "LimitedSwap")
-    return fail(fmt::format("swapBehavior '{}' is not NoSwap or LimitedSwap", k.swap_behavior));
   if (!k.memory_qos) k.memory_qos = k.minor >= 37;
+  if (k.node_swap == false && k.minor >= 34)
+    return fail("cannot set feature gate NodeSwap to false, feature is locked to true", {},
+                "NodeSwap is GA and locked from 1.34 (pkg/features/kube_features.go): the kubelet refuses to start");
   if (!k.node_swap) k.node_swap = k.minor >= 30;
   if (!k.factor && k.minor <= 36) k.factor = k.minor <= 26 ? 0.8 : 0.9;
-  if (k.swap_behavior == "LimitedSwap" && *k.node_swap && (!k.capacity || !k.swap_capacity))
-    return fail("LimitedSwap needs the node's memory and swap", {},
-                "give --node-capacity and --swap-capacity");
+  if (auto r = check_swap_config(k); !r) return std::unexpected(r.error());
   return k;
 }
 
-KubePod apply_api_defaults(KubePod pod, std::vector<std::string>& notes) {
+namespace {
+
+// AggregateContainerRequests(): the app containers' and sidecars' sum, or
+// the largest init container's request if that is larger.
+std::optional<int64_t> effective_requests(const KubePod& pod) {
+  int64_t sum = 0, init = 0;
+  bool any = false;
+  for (const auto& c : pod.containers) {
+    if (!c.request) continue;
+    any = true;
+    if (c.init && !c.sidecar) init = std::max(init, *c.request);
+    else if (__builtin_add_overflow(sum, *c.request, &sum)) sum = INT64_MAX;  // validate_pod() refuses it
+  }
+  return any ? std::optional<int64_t>(std::max(sum, init)) : std::nullopt;
+}
+
+}  // namespace
+
+KubePod apply_api_defaults(KubePod pod, std::vector<std::string>& notes, int minor) {
   for (auto& c : pod.containers) {
     if (c.limit && !c.request) {
       c.request = c.limit;
@@ -249,8 +238,33 @@ KubePod apply_api_defaults(KubePod pod, std::vector<std::string>& notes) {
     }
     if (c.cpu_limit && !c.cpu_request) c.cpu_request = c.cpu_limit;
   }
-  if (pod.limit && !pod.request) pod.request = pod.limit;
+  if (minor >= 34 && pod.limit && !pod.request) {
+    auto requests = effective_requests(pod);
+    pod.request = requests ? requests : pod.limit;
+    notes.push_back(fmt::format("pod: a pod-level limit without a pod-level request: the request defaults to {} ({}) "
+                                "(kubernetes/kubernetes pkg/apis/core/v1/defaults.go defaultPodRequests())",
+                                *pod.request, requests ? "the containers' requests" : "the pod-level limit"));
+  }
   return pod;
+}
+
+Result<void> validate_pod(const KubePod& pod) {
+  auto check = [](const std::string& who, std::optional<int64_t> request, std::optional<int64_t> limit) -> Result<void> {
+    if (!request || !limit || *request <= *limit) return {};
+    return fail(fmt::format("{} resources.requests.memory {}: must be less than or equal to memory limit of {}",
+                            who, *request, *limit),
+                {}, "the API server rejects the pod (pkg/apis/core/validation/validation.go "
+                    "ValidateResourceRequirements()); nothing is written");
+  };
+  int64_t limits = 0, requests = 0;
+  for (const auto& c : pod.containers) {
+    if (auto r = check(scope_of(c), c.request, c.limit); !r) return r;
+    if (__builtin_add_overflow(limits, c.limit.value_or(0), &limits) ||
+        __builtin_add_overflow(requests, c.request.value_or(0), &requests))
+      return fail("the containers' memory requests or limits add up to more than 2^63-1 bytes", {},
+                  "the kubelet's int64 sums cannot hold them");
+  }
+  return check("pod", pod.request, pod.limit);
 }
 
 std::string pod_qos(const KubePod& pod) {
@@ -266,6 +280,7 @@ std::string pod_qos(const KubePod& pod) {
 }
 
 Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod) {
+  if (auto r = validate_pod(pod); !r) return std::unexpected(r.error());
   Translation out{.manager = fmt::format("kubelet 1.{}", k.minor)};
   std::string qos = pod_qos(pod);
   out.notes.push_back(fmt::format("pod QoS class: {}; MemoryQoS gate {}{}", qos,
@@ -276,7 +291,7 @@ Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod
   if (k.capacity) allocatable = std::max<int64_t>(0, *k.capacity - k.system_reserved - k.kube_reserved);
   for (const auto& c : pod.containers) {
     container_max(k, c, pod, out);
-    swap_file(k, c, qos, out);
+    add(out, container_swap(k, c, qos, scope_of(c)));
     oom_group(k, c, out);
     if (auto r = container_qos(k, c, qos, allocatable, out); !r) return std::unexpected(r.error());
   }
@@ -284,6 +299,10 @@ Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod
   if (k.minor <= 35 && *k.memory_qos)
     out.notes.push_back("MemoryQoS also sets memory.min on the QoS-level cgroups (kubepods, "
                         "kubepods/burstable) to the sum of the requests");
+  if (k.minor >= 37 && *k.memory_qos && k.factor)
+    out.notes.push_back("not modelled: 1.37 also writes memory.high on the pod cgroup of a pod with memory "
+                        "limits (pkg/kubelet/cm/pod_container_manager_linux.go applyPodLevelMemoryHigh(), "
+                        "cm.ApplyPodLevelMemoryHigh()); the pod row above shows memory.max only");
   return out;
 }
 

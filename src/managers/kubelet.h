@@ -25,9 +25,7 @@
 //     pkg/kubelet/cm/node_container_manager_linux.go) without one.
 //   - memory.oom.group = 1 on cgroup v2 since 1.28 (calculateLinuxResources),
 //     unless singleProcessOOMKill (1.32+).
-//   - memory.swap.max (configureContainerSwapResources): NoSwap 0;
-//     LimitedSwap int64(request / capacity x swap capacity) for Burstable
-//     containers whose request differs from the limit (calcSwapForBurstablePods).
+//   - memory.swap.max: by version and the NodeSwap gate (kube_swap.cpp).
 //   - pod memory.max = sum of the limits when every container has one
 //     (ResourceConfigForPod, pkg/kubelet/cm/helpers_linux.go), or the
 //     pod-level limit (spec.resources, PodLevelResources).
@@ -64,7 +62,7 @@ struct KubeletConfig {
   std::optional<bool> node_swap;           // --feature-gate NodeSwap=
   std::optional<double> factor;            // memoryThrottlingFactor; nullopt: the version's default
   std::string reservation_policy = "None"; // memoryReservationPolicy (1.36+)
-  std::string swap_behavior = "NoSwap";    // memorySwap.swapBehavior
+  std::string swap_behavior;               // memorySwap.swapBehavior; "": the version's default
   bool single_process_oom_kill = false;    // singleProcessOOMKill (1.32+)
   std::optional<int64_t> capacity;         // node memory capacity
   int64_t system_reserved = 0, kube_reserved = 0;
@@ -78,9 +76,16 @@ Result<int> parse_kube_version(std::string_view text);
 // Checks and fills the version's defaults; errors for a factor outside (0, 1].
 Result<KubeletConfig> resolve_kubelet_config(KubeletConfig config);
 
-// SetDefaults_Pod: request = limit where only a limit is given. The notes
-// say which containers were defaulted.
-KubePod apply_api_defaults(KubePod pod, std::vector<std::string>& notes);
+// SetDefaults_Pod: request = limit where only a limit is given; with a
+// pod-level limit (1.34+, PodLevelResources) and no pod-level request,
+// defaultPodRequests(): the containers' effective requests if any container
+// has one, else the pod-level limit. The notes say what was defaulted.
+KubePod apply_api_defaults(KubePod pod, std::vector<std::string>& notes, int minor = 36);
+
+// What the API server rejects (ValidateResourceRequirements(),
+// ValidatePodResources() in pkg/apis/core/validation/validation.go): a
+// memory request above its limit, for a container or the pod.
+Result<void> validate_pod(const KubePod& pod);
 
 // "Guaranteed", "Burstable" or "BestEffort" (GetPodQOS), after defaulting.
 std::string pod_qos(const KubePod& pod);

@@ -11,6 +11,8 @@ constexpr const char* kSetMemory = "opencontainers/runc libcontainer/cgroups/fs2
 constexpr const char* kConvert =
     "opencontainers/runc libcontainer/cgroups/utils.go ConvertMemorySwapToCgroupV2Value()";
 constexpr const char* kUnified = "opencontainers/runc libcontainer/cgroups/fs2/fs2.go Set(), setUnified()";
+constexpr const char* kCrunMemory = "containers/crun src/libcrun/cgroup-resources.c write_memory_resources()";
+constexpr const char* kCrunSwap = "containers/crun src/libcrun/cgroup-resources.c write_memory_swap()";
 
 Limit from_spec(int64_t v) { return v == -1 ? Limit::max() : Limit::of(static_cast<uint64_t>(v)); }
 
@@ -26,15 +28,14 @@ Result<Limit> unified_value(const std::string& file, const std::string& value) {
 
 Assignment make(const std::string& scope, const char* file, Limit value, std::string rule,
                 const char* source, uint64_t page_size) {
-  Assignment a{.scope = scope, .file = file, .value = page_rounded(value, page_size),
-               .rule = std::move(rule), .source = source};
-  if (a.value != value)
-    a.caveats.push_back(fmt::format("written as {}; the kernel keeps whole pages", value.bytes()));
+  Assignment a{.scope = scope, .file = file, .rule = std::move(rule), .source = source};
+  with_value(a, value, page_size);
   return a;
 }
 
 // memory.swap.max from the spec's memory+swap total.
-Result<void> swap_assignment(const OciMemory& m, const std::string& scope, Translation& out) {
+Result<void> swap_assignment(const OciMemory& m, const std::string& scope, uint64_t page_size,
+                             Translation& out) {
   int64_t swap = m.swap.value_or(0), memory = m.limit.value_or(0);
   Assignment a{.scope = scope, .file = "memory.swap.max", .source = kConvert};
   if (memory == -1 && swap == 0) {
@@ -60,35 +61,28 @@ Result<void> swap_assignment(const OciMemory& m, const std::string& scope, Trans
     a.value = Limit::of(static_cast<uint64_t>(swap - memory));
     a.rule = fmt::format("swap.max = memory+swap - memory = {} - {}", swap, memory);
   }
+  if (a.set) with_value(a, a.value, page_size);
   add(out, std::move(a));
   return {};
 }
 
-}  // namespace
-
-Result<void> runc_assignments(const OciMemory& m, const std::string& scope, uint64_t page_size,
-                              Translation& out) {
-  size_t first = out.assignments.size();
-  if (auto r = swap_assignment(m, scope, out); !r) return r;
-  if (m.limit && *m.limit != 0)
-    add(out, make(scope, "memory.max", from_spec(*m.limit),
-                  fmt::format("limit {}", *m.limit == -1 ? "-1: max" : std::to_string(*m.limit)),
-                  kSetMemory, page_size));
-  else
-    add(out, {.scope = scope, .file = "memory.max", .set = false,
-              .rule = "no limit: not written (kernel default max)", .source = kSetMemory});
-  if (m.reservation && *m.reservation != 0)
-    add(out, make(scope, "memory.low", from_spec(*m.reservation),
-                  fmt::format("reservation {} -> memory.low (reclaim protection, not a throttle)",
-                              *m.reservation),
-                  kSetMemory, page_size));
+// The unified map, written last: its keys replace what the fields wrote.
+Result<void> unified_assignments(const OciMemory& m, const std::string& scope, uint64_t page_size,
+                                 size_t first, Translation& out) {
   for (const auto& [file, text] : m.unified) {
     auto value = unified_value(file, text);
     if (!value) return std::unexpected(value.error());
-    Assignment a = make(scope, file.c_str(), *value, fmt::format("unified {}={}, written last", file, text),
-                        kUnified, page_size);
-    if (file == "memory.oom.group") a.flag = true, a.value = *value;
-    // A unified key replaces what the fields above wrote.
+    Assignment a{.scope = scope, .file = file, .rule = fmt::format("unified {}={}, written last", file, text),
+                 .source = kUnified};
+    if (file == "memory.oom.group") {
+      // mm/memcontrol.c memory_oom_group_write(): only 0 or 1, else EINVAL.
+      if (value->is_max() || value->bytes() > 1)
+        return fail(fmt::format("unified memory.oom.group={}: the kernel takes only 0 or 1 (EINVAL), so the "
+                                "runtime fails to create the container", text));
+      a.flag = true, a.value = *value;
+    } else {
+      with_value(a, *value, page_size);
+    }
     auto& list = out.assignments;
     for (size_t i = first; i < list.size(); ++i)
       if (list[i].scope == scope && list[i].file == file) {
@@ -100,6 +94,64 @@ Result<void> runc_assignments(const OciMemory& m, const std::string& scope, uint
     add(out, std::move(a));
   }
   return {};
+}
+
+void limit_and_reservation(const OciMemory& m, const std::string& scope, uint64_t page_size,
+                           const char* source, Translation& out) {
+  if (m.limit && *m.limit != 0)
+    add(out, make(scope, "memory.max", from_spec(*m.limit),
+                  fmt::format("limit {}", *m.limit == -1 ? "-1: max" : std::to_string(*m.limit)),
+                  source, page_size));
+  else
+    add(out, {.scope = scope, .file = "memory.max", .set = false,
+              .rule = "no limit: not written (kernel default max)", .source = source});
+  if (m.reservation && *m.reservation != 0)
+    add(out, make(scope, "memory.low", from_spec(*m.reservation),
+                  fmt::format("reservation {} -> memory.low (reclaim protection, not a throttle)",
+                              *m.reservation),
+                  source, page_size));
+}
+
+// crun's write_memory_swap(): a swap of 0 is written as 0 and -1 as max;
+// only a positive memory+swap is converted (and needs the limit).
+Result<void> crun_swap(const OciMemory& m, const std::string& scope, uint64_t page_size, Translation& out) {
+  Assignment a{.scope = scope, .file = "memory.swap.max", .source = kCrunSwap};
+  if (!m.swap) {
+    a.set = false;
+    a.rule = "swap not in the spec: crun leaves memory.swap.max alone (kernel default max)";
+  } else if (*m.swap == -1) {
+    a.value = Limit::max(), a.rule = "swap -1: max";
+  } else if (*m.swap == 0) {
+    a.value = Limit::of(0), a.rule = "swap 0: crun writes 0 (no swap)";
+  } else if (!m.limit) {
+    return fail("crun: cannot set swap limit without the memory limit");
+  } else if (*m.swap < *m.limit) {
+    return fail("crun: cannot set memory+swap limit less than the memory limit");
+  } else {
+    with_value(a, Limit::of(static_cast<uint64_t>(*m.swap - *m.limit)), page_size);
+    a.rule = fmt::format("swap.max = memory+swap - memory = {} - {}", *m.swap, *m.limit);
+  }
+  add(out, std::move(a));
+  return {};
+}
+
+}  // namespace
+
+Result<void> runc_assignments(const OciMemory& m, const std::string& scope, uint64_t page_size,
+                              Translation& out) {
+  size_t first = out.assignments.size();
+  if (auto r = swap_assignment(m, scope, page_size, out); !r) return r;
+  limit_and_reservation(m, scope, page_size, kSetMemory, out);
+  return unified_assignments(m, scope, page_size, first, out);
+}
+
+Result<void> crun_assignments(const OciMemory& m, const std::string& scope, uint64_t page_size,
+                              Translation& out) {
+  if (m.disable_oom_killer) return fail("crun: cannot disable OOM killer with cgroupv2");
+  size_t first = out.assignments.size();
+  limit_and_reservation(m, scope, page_size, kCrunMemory, out);
+  if (auto r = crun_swap(m, scope, page_size, out); !r) return r;
+  return unified_assignments(m, scope, page_size, first, out);
 }
 
 Result<Translation> translate_runc(const OciMemory& memory, uint64_t page_size) {
@@ -131,6 +183,8 @@ Result<OciMemory> parse_oci_spec(std::string_view json_text) {
       if (!v) return std::unexpected(v.error());
       *field = *v;
     }
+    if (mem.contains("disableOOMKiller") && mem["disableOOMKiller"].is_boolean())
+      m.disable_oom_killer = mem["disableOOMKiller"].get<bool>();
   }
   if (res->contains("unified") && (*res)["unified"].is_object())
     for (const auto& [key, value] : (*res)["unified"].items()) {

@@ -28,10 +28,19 @@ struct OciMemory {
   std::optional<int64_t> reservation;  // bytes
   std::optional<int64_t> swap;         // memory+swap bytes, -1 = unlimited
   std::vector<std::pair<std::string, std::string>> unified;  // file -> value
+  bool disable_oom_killer = false;     // linux.resources.memory.disableOOMKiller
 };
 
 // Appends what runc writes for `memory` to `out`, under `scope`.
 Result<void> runc_assignments(const OciMemory& memory, const std::string& scope,
+                              uint64_t page_size, Translation& out);
+
+// What crun writes (containers/crun src/libcrun/cgroup-resources.c
+// write_memory_resources(), write_memory_swap()): memory.max and memory.low
+// as runc, but swap 0 is written as memory.swap.max 0 and -1 as max, only a
+// positive memory+swap is converted (swap - limit); disableOOMKiller is an
+// error on cgroup v2 ("cannot disable OOM killer with cgroupv2").
+Result<void> crun_assignments(const OciMemory& memory, const std::string& scope,
                               uint64_t page_size, Translation& out);
 
 Result<Translation> translate_runc(const OciMemory& memory, uint64_t page_size);

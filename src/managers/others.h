@@ -6,7 +6,8 @@
 //   limits.memory (bytes with kB/MB/GB/TB/PB/EB base 1000 or KiB/MiB/...
 //   base 1024, or N% of the host's RAM as (RAM / 100) x N);
 //   limits.memory.enforce=hard (default) -> memory.max;
-//   limits.memory.enforce=soft -> memory.high, and no memory.max.
+//   limits.memory.enforce=soft -> memory.high, and no memory.max;
+//   in hard mode memory.swap.max = 0, or limits.memory.swap if it is a size.
 //
 // Slurm (SchedMD/slurm src/plugins/task/cgroup/task_cgroup_memory.c
 // _memcg_initialize(), mem_limit_in_bytes(), swap_limit_in_bytes();
@@ -19,13 +20,19 @@
 //                 only with ConstrainSwapSpace=yes;
 //   nothing unless ConstrainRAMSpace or ConstrainSwapSpace is yes.
 //
-// Nomad (hashicorp/nomad): the docker driver (drivers/docker/driver.go
-// memoryLimits(), createContainerConfig()) sets Docker's Memory to
-// max(memory_hard_limit, memory_max) when either is set, with memory as the
-// reservation, else Memory = memory; MemorySwap = Memory. The exec driver
-// (drivers/shared/executor/executor_linux.go configureCgroupMemory()) gives
-// runc Memory = memory_max or memory, MemoryReservation = memory when
-// memory_max is set.
+// Nomad (hashicorp/nomad), after structs.Resources validation (memory at
+// least 10 MB; memory_max 0, -1 or not below memory):
+//   docker driver (drivers/docker/driver.go memoryLimits(),
+//   createContainerConfig()): memory_max = -1: no hard limit, memory is the
+//   reservation (memory.low); else Memory = max(memory_hard_limit,
+//   memory_max) when either is set, with memory as the reservation, else
+//   Memory = memory; MemorySwap = Memory; then Docker and runc.
+//   exec (drivers/shared/executor/executor_linux_cgo.go
+//   configureCgroupMemory(), utils.go memoryLimits()): runc Memory =
+//   memory_max (-1: max) or memory, MemoryReservation = memory when
+//   memory_max is set.
+//   raw_exec (executor_universal_linux.go configureCG2()): the same values
+//   written straight to memory.max and memory.low.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +49,7 @@ namespace cgmem::managers {
 struct IncusInput {
   std::string limits_memory;       // "2GiB", "512MB", "25%"
   std::string enforce = "hard";    // limits.memory.enforce
+  std::string limits_memory_swap;  // limits.memory.swap: "", true/false, or a size
   std::optional<uint64_t> ram;     // the host's RAM, for percentages
 };
 
@@ -67,9 +75,9 @@ Result<void> apply_slurm_conf(std::string_view text, SlurmConf& conf);
 Result<Translation> translate_slurm(const SlurmInput& input, uint64_t page_size);
 
 struct NomadInput {
-  std::string driver = "docker";       // docker or exec
+  std::string driver = "docker";       // docker, exec or raw_exec
   int64_t memory_mb = 300;             // resources.memory (Nomad's default 300)
-  int64_t memory_max_mb = 0;           // resources.memory_max
+  int64_t memory_max_mb = 0;           // resources.memory_max; -1: no hard limit
   int64_t memory_hard_limit_mb = 0;    // docker driver config memory_hard_limit
 };
 

@@ -32,6 +32,28 @@ constexpr Property kProperties[] = {
     {"MemoryZSwapMax", "memory.zswap.max", true, false},
 };
 
+// Names systemd knows that mention memory or OOM (src/shared/bus-unit-util.c
+// bus_append_cgroup_property() and friends; src/core/load-fragment-gperf.gperf.in),
+// besides the six above. cgmem models none of them; anything else that says
+// "Memory" is a typo systemd refuses.
+constexpr std::string_view kOtherMemoryNames[] = {
+    "MemoryAccounting", "MemoryLimit", "MemoryZSwapWriteback", "MemoryPressureWatch",
+    "MemoryPressureThresholdSec", "MemoryDenyWriteExecute", "MemoryKSM", "StartupMemoryLow",
+    "StartupMemoryHigh", "StartupMemoryMax", "StartupMemorySwapMax", "StartupMemoryZSwapMax",
+    "DefaultMemoryLow", "DefaultMemoryMin", "DefaultStartupMemoryLow", "AllowedMemoryNodes",
+    "StartupAllowedMemoryNodes", "ManagedOOMMemoryPressure", "ManagedOOMMemoryPressureLimit",
+    "ManagedOOMMemoryPressureDurationSec", "ManagedOOMSwap", "ManagedOOMPreference", "OOMPolicy",
+    "OOMScoreAdjust", "Delegate"};
+
+// False for a name systemd does not know: only names that mention memory or
+// OOM are checked (cgmem does not carry systemd's whole property table).
+bool systemd_knows(std::string_view name) {
+  for (auto n : kOtherMemoryNames)
+    if (n == name) return true;
+  bool memoryish = name.find("Memory") != std::string_view::npos || name.find("OOM") != std::string_view::npos;
+  return !memoryish;
+}
+
 const Property* property(std::string_view name) {
   for (const auto& p : kProperties)
     if (p.name == name) return &p;
@@ -138,9 +160,19 @@ Result<Translation> translate_systemd(const SystemdInput& in) {
       chosen_from[prop.name] = prop.origin;
     } else if (prop.name == "OOMPolicy" || prop.name == "Delegate") {
       last[prop.name] = prop.value;
-    } else if (prop.name.starts_with("Memory") || prop.name.starts_with("StartupMemory") ||
-               prop.name.starts_with("DefaultMemory")) {
+    } else if (!systemd_knows(prop.name)) {
+      // systemd-run: bus_append_unit_property_assignment(); a unit file:
+      // config_parse() logs and ignores the line.
+      if (prop.origin == "-p")
+        return fail(fmt::format("Unknown assignment: {}={}", prop.name, prop.value), {},
+                    "systemd-run refuses it; check the property name (systemd.resource-control(5))");
+      out.notes.push_back(fmt::format("{}: Unknown key name '{}' in section '{}', ignoring (as systemd does)",
+                                      prop.origin, prop.name, in.unit.type_section()));
+    } else if (prop.name.find("Memory") != std::string::npos || prop.name.find("OOM") != std::string::npos) {
       out.notes.push_back(fmt::format("{}: {}= is not modelled by cgmem translate", prop.origin,
+                                      prop.name));
+    } else if (prop.origin == "-p") {
+      out.notes.push_back(fmt::format("-p {}=: not a memory property; cgmem does not check that systemd knows it",
                                       prop.name));
     }
   }
@@ -152,12 +184,15 @@ Result<Translation> translate_systemd(const SystemdInput& in) {
       a.value = p.empty_is_zero ? Limit::of(0) : Limit::max();
       a.rule = fmt::format("{}= not set: the kernel default", p.name);
     } else {
-      a.value = page_rounded(*it->second.value, in.page_size);
+      const Limit written = *it->second.value;
+      a.value = page_rounded(written, in.page_size);
       a.rule = it->second.rule;
       a.source = it->second.source + "; " + kApplySource;
-      if (a.value != *it->second.value)
-        a.caveats.push_back(fmt::format("systemd writes {}; the kernel keeps whole pages",
-                                        it->second.value->bytes()));
+      if (a.value.is_max() && !written.is_max())
+        a.caveats.push_back(fmt::format("systemd writes {}; at or above the kernel's page-counter maximum "
+                                        "(mm/page_counter.c), it reads back as max", written.bytes()));
+      else if (a.value != written)
+        a.caveats.push_back(fmt::format("systemd writes {}; the kernel keeps whole pages", written.bytes()));
     }
     add(out, std::move(a));
   }

@@ -35,6 +35,12 @@ struct SystemdProperty {
 
 struct SystemdUnit {
   std::string type = "service";  // service, scope, slice, socket, mount, swap
+  // The section the type comes from: "Service", "Scope", ...
+  std::string type_section() const {
+    std::string s = type;
+    if (!s.empty()) s[0] = static_cast<char>(s[0] - 'a' + 'A');
+    return s;
+  }
   std::vector<SystemdProperty> properties;  // in file order, later ones win
   std::vector<std::string> notes;           // lines systemd would ignore
 };
@@ -45,8 +51,9 @@ struct SystemdInput {
   uint64_t page_size = 4096;
 };
 
-// parse_size(text, 1024): "256M", "1.5G", "1G 512M", "241590272". Rejects
-// lower-case suffixes, a trailing B after a letter ("1GB"), signs.
+// parse_size(text, 1024): "256M", "1.5G", "1G 512M", "241590272", "+5M"
+// (strtoull() takes one '+'). Rejects lower-case suffixes, a trailing B
+// after a letter ("1GB"), a leading '-'.
 Result<uint64_t> parse_systemd_size(std::string_view text);
 
 // A share written as "3%", "2.55%", "25‰" or "300‱", in permyriad

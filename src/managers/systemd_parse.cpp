@@ -48,6 +48,7 @@ Result<uint64_t> parse_systemd_size(std::string_view text) {
   do {
     s = s.substr(std::min(s.find_first_not_of(kWhitespace), s.size()));
     if (!s.empty() && s[0] == '-') return fail("a size cannot be negative");
+    if (s.size() > 1 && s[0] == '+' && s[1] >= '0' && s[1] <= '9') s.remove_prefix(1);  // strtoull()'s sign
     uint64_t whole = 0;
     int count = 0;
     if (!take_digits(s, whole, count)) return fail("not a number");

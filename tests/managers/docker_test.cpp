@@ -35,7 +35,8 @@ TEST(Docker, Sizes) {
   auto bad = parse_docker_size("12x");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message(),
-            "invalid size: '12x' (a number with an optional b, k, m, g, t or p (base 1024), e.g. 256m)");
+            "invalid suffix: 'x' (go-units sizes: a number, then b, k, m, g, t or p (any case, base 1024), "
+            "optionally followed by b or ib, e.g. 256m, 256MB, 256MiB)");
 }
 
 TEST(Docker, MemoryAndReservation) {

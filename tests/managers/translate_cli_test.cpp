@@ -86,4 +86,45 @@ TEST(TranslateCli, NeedsAManager) {
   EXPECT_TRUE(has(help, "kubelet")) << help.text;
 }
 
+TEST(TranslateCli, UnknownManagerIsNamed) {
+  auto o = run("lxd --limits-memory 1GiB");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.text,
+            "cgmem: error: unknown manager 'lxd'; one of systemd, docker, podman, compose, kubelet, runc, "
+            "incus, slurm, nomad (cgmem translate MANAGER --help shows a manager's flags)\n");
+}
+
+TEST(TranslateCli, DirectoryGivenAsAFile) {
+  std::string dir = testing::TempDir();
+  auto o = run("compose " + dir);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(o.text, "cgmem: error: read: " + dir + ": Is a directory (give the file itself)\n");
+}
+
+TEST(TranslateCli, DeepYamlFailsFast) {
+  std::string path = testing::TempDir() + "deep.yaml";
+  std::ofstream(path) << std::string(1 << 20, '[');
+  auto o = run("kubelet --pod " + path);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.text, "cgmem: error: " + path +
+                        ":1: YAML nested deeper than 64 levels (cgmem refuses such a document before parsing it)\n");
+}
+
+TEST(TranslateCli, UpstreamEdgeCasesWithSources) {
+  auto podman = run("podman -m 256m --memory-swap 0 --sources");
+  EXPECT_EQ(podman.code, 0) << podman.text;
+  EXPECT_TRUE(has(podman, "container  memory.swap.max          0")) << podman.text;
+  EXPECT_TRUE(has(podman, "source: containers/podman pkg/specgenutil/specgen.go getMemoryLimits(), LimitToSwap(); "
+                          "containers/crun src/libcrun/cgroup-resources.c write_memory_swap()"))
+      << podman.text;
+  auto nomad = run("nomad --driver exec --memory 300 --memory-max -1 --json");
+  EXPECT_EQ(nomad.code, 0) << nomad.text;
+  EXPECT_TRUE(has(nomad, "\"value\": \"max\"")) << nomad.text;
+  auto unknown = run("systemd -p MemoryMaxx=1G");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_EQ(unknown.text,
+            "cgmem: error: Unknown assignment: MemoryMaxx=1G (systemd-run refuses it; check the property name "
+            "(systemd.resource-control(5)))\n");
+}
+
 }  // namespace
