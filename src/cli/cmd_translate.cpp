@@ -238,9 +238,9 @@ void add_common(CLI::App* sub, Common& c) {
   sub->add_option("--alloc-rate", c.alloc_rate, "bytes per second it allocates when unthrottled")
       ->check(size_validator({}));
   sub->add_option("--hz", c.out.hz, "CONFIG_HZ for the verdict (default 1000, the study's kernel)")
-      ->check(CLI::IsMember({100, 250, 300, 1000}));
+      ->check(whole_number(1, 10000))->check(CLI::IsMember({100, 250, 300, 1000}));
   sub->add_option("--page-size", c.out.page_size, "page size in bytes (default 4096)")
-      ->check(CLI::IsMember({4096, 16384, 65536}));
+      ->check(whole_number(1, 1u << 21))->check(CLI::IsMember({4096, 16384, 65536}));
 }
 
 struct Subcommands {

@@ -128,3 +128,24 @@ TEST(TranslateCli, UpstreamEdgeCasesWithSources) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 18: --hz "" and --page-size "" skipped their checks and became 0
+// (a working set 3.8% over memory.high was judged "fits").
+TEST(TranslateCli, EmptyHzAndPageSizeAreErrors) {
+  auto hz = run("systemd -p MemoryHigh=1G --working-set 1100M --hz ''");
+  EXPECT_EQ(hz.code, 2);
+  EXPECT_TRUE(has(hz, "cgmem: error: --hz: '' is not a whole number")) << hz.text;
+  auto page = run("systemd -p MemoryHigh=1G --working-set 1100M --page-size ''");
+  EXPECT_EQ(page.code, 2);
+  EXPECT_TRUE(has(page, "cgmem: error: --page-size: '' is not a whole number")) << page.text;
+}
+
+// Issue 18: `translate compose /dev/zero` read forever.
+TEST(TranslateCli, ADeviceAsTheFileEndsAtOnce) {
+  auto o = cgmem::testing::run_shell("timeout 20 " + std::string(CGMEM_BINARY) + " translate compose /dev/zero 2>&1");
+  EXPECT_EQ(o.code, 1) << o.text;  // 124 would be the timeout
+}
+
+}  // namespace
