@@ -136,6 +136,16 @@ TEST(MatrixSpec, RepsAndSeedMustBeIntegersInRange) {
             std::string("matrix spec: workload w.reps must be an integer (string given): s.toml") + kTail);
 }
 
+// fuzz_matrix_spec: toml++ 3.3.0 asserted on "[#" and reached
+// __builtin_unreachable() on "[\xca\xac\\u"; both are clear errors.
+TEST(MatrixSpec, InputThatBrokeTheTomlParserIsAnError) {
+  EXPECT_EQ(spec_error_of("[# x\n").substr(0, 28), "matrix spec: line 1: Error w");
+  EXPECT_EQ(spec_error_of("[\xca\xac\\u"),
+            std::string("matrix spec: line 1: byte 0xca is not printable ASCII; a spec is ASCII text: s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("name = \"a\"\x01\n"),
+            std::string("matrix spec: line 1: byte 0x01 is not printable ASCII; a spec is ASCII text: s.toml") + kTail);
+}
+
 TEST(MatrixSpec, APercentNeedsAMax) {
   auto spec = parse_spec("[[configs]]\nname = \"h\"\nhigh = \"90%\"\n[[workloads]]\nname = \"w\"\n", "s.toml");
   ASSERT_FALSE(spec.has_value());
