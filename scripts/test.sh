@@ -46,18 +46,28 @@ labels=()
 ctest --test-dir build/release "${labels[@]}" --output-on-failure -j "$jobs"
 
 if [[ -d build/fuzz/fuzz ]]; then
-  step "fuzz each parser for ${fuzz_seconds}s"
-  for target in build/fuzz/fuzz/fuzz_*; do
-    [[ -x $target ]] || continue
+  step "fuzz each parser for ${fuzz_seconds}s, $jobs at a time"
+  # One target: fuzz a copy of its checked-in seeds (so fuzzing never dirties
+  # the tree), print its last lines; a crash fails the run.
+  fuzz_one() {
+    local target=$1 seconds=$2 name corpus seeds out status
     name=$(basename "$target")
-    # Work on a copy of the checked-in seeds, so fuzzing never dirties the tree.
     corpus=$(mktemp -d)
     seeds=fuzz/corpus/${name#fuzz_}
     [[ -d $seeds ]] && cp -r "$seeds"/. "$corpus"/
-    echo "-- $name"
-    "$target" -max_total_time="$fuzz_seconds" -print_final_stats=0 "$corpus" 2>&1 | tail -n 2
+    out=$("$target" -max_total_time="$seconds" -print_final_stats=0 -artifact_prefix="$corpus/" "$corpus" 2>&1)
+    status=$?
+    printf -- '-- %s\n%s\n' "$name" "$(tail -n 2 <<<"$out")"
+    if ((status != 0)); then
+      printf '%s\n' "$out" | tail -n 40
+      cp "$corpus"/crash-* "$corpus"/leak-* "$corpus"/timeout-* . 2>/dev/null
+    fi
     rm -rf "$corpus"
-  done
+    return "$status"
+  }
+  export -f fuzz_one
+  find build/fuzz/fuzz -maxdepth 1 -name 'fuzz_*' -type f -executable -print0 | sort -z |
+    xargs -0 -P "$jobs" -I{} bash -c 'fuzz_one "$1" "$2"' _ {} "$fuzz_seconds"
 fi
 echo
 echo "test.sh: all configurations built and every test passed"
