@@ -8,15 +8,10 @@
 #include <charconv>
 #include <fmt/format.h>
 
+#include "common/fd.h"
+
 namespace cgmem::managers {
 namespace {
-
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 // Columns of a block-structure prefix: indentation plus "- " / "? " / ": "
 // markers that open a nested collection on the same line.
@@ -39,10 +34,10 @@ std::unexpected<Error> too_big(const std::string& path, uint64_t max_bytes) {
 }  // namespace
 
 Result<std::string> read_input_file(const std::string& path, uint64_t max_bytes) {
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
-  if (f.fd < 0) return sys_error("read", path);
+  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!f.valid()) return sys_error("read", path);
   struct stat st{};
-  if (::fstat(f.fd, &st) != 0) return sys_error("stat", path);
+  if (::fstat(f.get(), &st) != 0) return sys_error("stat", path);
   if (S_ISDIR(st.st_mode))
     return std::unexpected(Error{.what = "read", .err = EISDIR, .path = path, .hint = "give the file itself"});
   if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes)
@@ -50,7 +45,7 @@ Result<std::string> read_input_file(const std::string& path, uint64_t max_bytes)
   std::string text;
   char buf[65536];
   for (;;) {
-    ssize_t n = ::read(f.fd, buf, sizeof buf);
+    ssize_t n = ::read(f.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return sys_error("read", path);
     if (n == 0) break;
