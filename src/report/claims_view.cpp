@@ -14,7 +14,7 @@ Section claims_section(const std::vector<Claim>& claims) {
       "reproduced, {} not reproduced, {} not tested by this batch. Where a row says how this kernel differs by "
       "design (HZ, 6.12's extra high event, software emulation), the verdict is on the corrected comparison.",
       n(Verdict::kReproduced), n(Verdict::kNotReproduced), n(Verdict::kNotTested)));
-  Table t{.head = {"claim", "the study", "this batch", "verdict", "note"}};
+  Table t{.head = {"claim", "the study", "this batch", "verdict", "note"}, .prose = true};
   for (const auto& c : claims) t.rows.push_back({c.claim, c.study, c.batch, verdict_text(c.verdict), c.note});
   s.tables.push_back(std::move(t));
   return s;

@@ -19,9 +19,8 @@ table.prose td, table.prose th { white-space: normal; text-align: left; vertical
 .note { background: #fff7e0; padding: 0.5em; border-left: 4px solid #e0b000; }
 )";
 
-// wrap: cells of prose (the claims table) wrap instead of scrolling.
-void table_html(const Table& t, std::string& out, bool wrap = false) {
-  out += wrap ? "<div class=\"scroll\"><table class=\"prose\">" : "<div class=\"scroll\"><table>";
+void table_html(const Table& t, std::string& out) {
+  out += t.prose ? "<div class=\"scroll\"><table class=\"prose\">" : "<div class=\"scroll\"><table>";
   if (!t.caption.empty()) out += "<caption>" + html_escape(t.caption) + "</caption>";
   out += "<tr>";
   for (const auto& h : t.head) out += "<th>" + html_escape(h) + "</th>";
@@ -69,7 +68,7 @@ std::string html(const Page& page) {
   for (const auto& s : page.claims) {
     out += "<h2>" + html_escape(s.title) + "</h2>\n";
     for (const auto& p : s.paragraphs) out += "<p>" + html_escape(p) + "</p>\n";
-    for (const auto& t : s.tables) table_html(t, out, true);
+    for (const auto& t : s.tables) table_html(t, out);
   }
   if (!page.plots.figures.empty()) {
     out += "<h2>Plots</h2>\n";

@@ -59,7 +59,7 @@ TEST_F(ReportFiles, TheClaimsTableIsWrittenAndOpensTheHtml) {
   ASSERT_TRUE(w.has_value()) << w.error().message();
   std::string claims = read(tmp_ / "claims.md");
   EXPECT_EQ(claims.rfind("# Claims\n", 0), 0u) << claims;
-  EXPECT_NE(claims.find("| claim | the study | this batch | verdict | note |"), std::string::npos) << claims;
+  EXPECT_NE(claims.find("| claim | the study | this batch | verdict | note |\n|---|---|---|---|---|\n"), std::string::npos) << claims;
   EXPECT_NE(claims.find("| memory.max alone kills at full speed | killed 0.28 to 0.39 s after the start (3 of 3)"),
             std::string::npos);
   auto json = nlohmann::json::parse(read(tmp_ / "report.json"));
