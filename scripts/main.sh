@@ -24,10 +24,13 @@ name=$(basename "$spec" .toml)
 batch=batches/$name-$(date -u +%Y%m%dT%H%M%SZ)
 step "3/4 the batch $spec into $batch"
 "$cgmem" host
-"$cgmem" matrix "$spec" --out "$batch"
+# A batch that stopped part-way still gets its report (and then its exit code).
+status=0
+"$cgmem" matrix "$spec" --out "$batch" || status=$?
 ran=$SECONDS
 
 step "4/4 the report"
 echo "main.sh: install $((installed - start)) s, build $((built - installed)) s, batch $((ran - built)) s"
 echo "main.sh: the runs are in $batch/; the report is $batch/report/report.html (claims.md, summary.md, predict.md, report.json, plots/)"
 "$cgmem" report "$batch" --out "$batch/report"
+exit "$status"
