@@ -155,7 +155,8 @@ Claim growth(const Cases& all) {
           .study = "26.6 to 28.0 KiB/s over the last 60 s against 24.7 to 26.1 KiB/s, one sleep per page"};
   auto cases = select(all, [](const Case& x) {
     const Meta& m = x.meta();
-    return single(m) && plain_anon(m) && has_high(m) && over(m) && x.pred->growth && sleeps_of(*x.pred) &&
+    // Not killed: the samples after the kill see an emptied cgroup.
+    return single(m) && plain_anon(m) && has_high(m) && over(m) && !killed(x) && x.pred->growth && sleeps_of(*x.pred) &&
            slow_share(x) && x.pred->growth->start_bytes > static_cast<double>(m.high->bytes());
   });
   if (cases.empty()) {

@@ -122,7 +122,7 @@ TEST(ReportClaims, TheClaimsFixtureAtHz250) {
             "measured / model in the regime the run showed (1c) within 0.8 to 1.25, with or without the program's "
             "own time (its ops at the unthrottled latency, which the model leaves out).");
   EXPECT_EQ(row(claims, "own-code"),
-            "killed 0 of 1 (cap 10.0 s); read 11.9 times memory.max; PSI memory some 10%, io some 80% of the time | "
+            "killed 0 of 1 (runs of 10.0 s); read 11.9 times memory.max; PSI memory some 10%, io some 80% of the time | "
             "reproduced | test: no run killed, each read 2 or more times its memory.max from disk.");
   EXPECT_EQ(row(claims, "page-cache"),
             "killed 0 of 1; pgsteal 8320; PSI memory some 0.01 s, 0% of the time | reproduced | test: no run killed; "
