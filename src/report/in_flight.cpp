@@ -32,8 +32,10 @@ std::optional<InFlight> in_flight(const Run& run) {
     if (auto h = high_of(s.memory_events)) f.end_ns = s.t_ns, high = h;
   }
   // Killed: the op ended at the kill, with the counters of the outcome.
-  if (run.outcome && run.outcome->status == "oom_killed" && run.outcome->time_to_kill_s) {
-    f.end_ns = run.meta.started_mono_ns + static_cast<int64_t>(*run.outcome->time_to_kill_s * 1e9);
+  // (a time no run takes, from a damaged outcome.json, is not converted)
+  auto ttk = run.outcome ? run.outcome->time_to_kill_s : std::nullopt;
+  if (ttk && run.outcome->status == "oom_killed" && *ttk >= 0 && *ttk < 1e8) {
+    f.end_ns = run.meta.started_mono_ns + static_cast<int64_t>(*ttk * 1e9);
     if (auto h = high_of(run.outcome->events)) high = h;
   }
   if (f.end_ns <= f.start_ns || !high || *high < last->high_after) return std::nullopt;
