@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything cgmem needs to build, test and run its VM, from
 # Debian 12 packages only. Idempotent: a second run installs nothing.
+# --main: only what scripts/main.sh needs (the static cgmem, the VM, plots):
+# no test, fuzz or benchmark packages.
 set -euo pipefail
 
 packages=(
@@ -19,6 +21,13 @@ packages=(
   # benchmarks that compare with a plain Python parse
   python3 bc                          # bench/ scripts
 )
+
+if [[ ${1:-} == --main ]]; then
+  test_only=" clang-16 libclang-rt-16-dev libgtest-dev libgmock-dev libbenchmark-dev python3 bc "
+  kept=()
+  for p in "${packages[@]}"; do [[ $test_only == *" $p "* ]] || kept+=("$p"); done
+  packages=("${kept[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do

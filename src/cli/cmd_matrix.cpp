@@ -39,8 +39,15 @@ std::string default_out(const std::string& name) {
   return fmt::format("batches/{}-{}", name, stamp);
 }
 
-void print_result(const lab::MatrixResult& r) {
+// in_vm (--progress-lines): the progress lines already named each run, and
+// the host prints the batch's path as the host sees it (matrix_vm.cpp).
+void print_result(const lab::MatrixResult& r, bool in_vm) {
   for (const auto& n : r.notes) fmt::print("note: {}\n", n);
+  if (in_vm) {
+    fmt::print("matrix: {} ran, {} finished before{}\n", r.ran, r.skipped,
+               r.interrupted ? "; interrupted: rerun with --resume to finish" : "");
+    return;
+  }
   fmt::print("{:<36} {:<16} {:>9}\n", "run", "outcome", "seconds");
   for (const auto& run : r.runs) {
     std::string outcome = run.status.empty() ? run.state : run.status;
@@ -89,7 +96,7 @@ int run_native(const MatrixFlags& f, lab::MatrixSpec& spec) {
   auto result = lab::run_matrix(spec, o, launcher, progress);
   if (!result) return print_error(result.error()), kFailure;
   if (f.json) fmt::print("{}\n", result_json(*result).dump(2));
-  else print_result(*result);
+  else print_result(*result, f.progress_lines);
   return result->interrupted || g_stop ? kInterrupted : kOk;
 }
 

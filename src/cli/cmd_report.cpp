@@ -39,6 +39,19 @@ void print_table(const report::Written& w) {
   }
 }
 
+// The claims table (claims.md) last, so that a script's last lines are it.
+void print_claims(const report::Written& w) {
+  const auto& claims = w.json["claims"];
+  if (!claims.is_array() || claims.empty()) return;
+  fmt::print("\nthe study's claims, checked (claims.md):\n");
+  for (const auto& c : claims) {
+    fmt::print("{:<24} {}\n", c["verdict"].get<std::string>(), c["claim"].get<std::string>());
+    fmt::print("{:<24}   study: {}\n", "", c["study"].get<std::string>());
+    fmt::print("{:<24}   this batch: {}\n", "", c["batch"].get<std::string>());
+    if (!c["note"].get<std::string>().empty()) fmt::print("{:<24}   {}\n", "", c["note"].get<std::string>());
+  }
+}
+
 }  // namespace
 
 int run_report(std::span<char*> args) {
@@ -72,6 +85,7 @@ int run_report(std::span<char*> args) {
   print_table(*written);
   fmt::print("report written to {}/ ({} files)\n", written->out_dir, written->files.size());
   for (const auto& f : written->files) fmt::print("  {}\n", f);
+  print_claims(*written);
   return kOk;
 }
 

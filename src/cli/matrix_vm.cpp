@@ -117,7 +117,10 @@ int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec) {
   int code = spawn_and_wait(args);
   if (resuming && fs::exists(vm_out / "batch.json"))
     if (auto merged = merge_back(vm_out, out); !merged) return print_error(merged.error()), kFailure;
-  if (fs::exists(out / "batch.json")) fmt::print(stderr, "cgmem matrix: batch in {}\n", out.string());
+  if (fs::exists(out / "batch.json") && !f.json) {
+    fmt::print("batch {}\n", out.string());
+    fmt::print("next: cgmem report {}\n", out.string());
+  }
   return code;
 }
 

@@ -54,7 +54,7 @@ void table_md(const Table& t, std::string& out) {
   out += "|";
   for (const auto& h : t.head) out += fmt::format(" {} |", cell(h));
   out += "\n|";
-  for (size_t i = 0; i < t.head.size(); ++i) out += i == 0 ? "---|" : "---:|";
+  for (size_t i = 0; i < t.head.size(); ++i) out += i == 0 || t.prose ? "---|" : "---:|";
   out += "\n";
   for (const auto& row : t.rows) {
     out += "|";

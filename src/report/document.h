@@ -15,6 +15,7 @@ struct Table {
   std::string caption;
   std::vector<std::string> head;
   std::vector<std::vector<std::string>> rows;
+  bool prose = false;  // cells of text (the claims table): left-aligned, wrapped in HTML
 };
 
 struct Section {

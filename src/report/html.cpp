@@ -15,11 +15,12 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; white
 th { background: #eee; } td:first-child, th:first-child { text-align: left; }
 caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+table.prose td, table.prose th { white-space: normal; text-align: left; vertical-align: top; max-width: 28em; }
 .note { background: #fff7e0; padding: 0.5em; border-left: 4px solid #e0b000; }
 )";
 
 void table_html(const Table& t, std::string& out) {
-  out += "<div class=\"scroll\"><table>";
+  out += t.prose ? "<div class=\"scroll\"><table class=\"prose\">" : "<div class=\"scroll\"><table>";
   if (!t.caption.empty()) out += "<caption>" + html_escape(t.caption) + "</caption>";
   out += "<tr>";
   for (const auto& h : t.head) out += "<th>" + html_escape(h) + "</th>";
@@ -64,6 +65,11 @@ std::string html(const Page& page) {
       html_escape(page.title), kStyle);
   for (const auto& n : page.notes) out += "<p class=\"note\">" + html_escape(n) + "</p>\n";
   if (!page.plots.warning.empty()) out += "<p class=\"note\">" + html_escape(page.plots.warning) + "</p>\n";
+  for (const auto& s : page.claims) {
+    out += "<h2>" + html_escape(s.title) + "</h2>\n";
+    for (const auto& p : s.paragraphs) out += "<p>" + html_escape(p) + "</p>\n";
+    for (const auto& t : s.tables) table_html(t, out);
+  }
   if (!page.plots.figures.empty()) {
     out += "<h2>Plots</h2>\n";
     for (const auto& f : page.plots.figures)

@@ -1,4 +1,4 @@
-// report.html: the summary and prediction tables and the plots on one
+// report.html: the claims table, the plots, the summary and prediction tables on one
 // self-contained page (the images are the SVGs in plots/, linked).
 #pragma once
 
@@ -13,7 +13,7 @@ namespace cgmem::report {
 struct Page {
   std::string title;
   std::vector<std::string> notes;  // batch facts and warnings, at the top
-  std::vector<Section> summary, predict;
+  std::vector<Section> claims, summary, predict;  // claims first, above the plots
   Plots plots;
 };
 

@@ -6,6 +6,7 @@
 #include "model/penalty.h"
 #include "model/predict.h"
 #include "model/wheel.h"
+#include "report/in_flight.h"
 #include "report/stats.h"
 
 namespace cgmem::report {
@@ -42,15 +43,18 @@ uint64_t op_pages(const Op& op, const Meta& m) {
 }
 
 struct OpSleep {
-  const Op* op;
+  const Op* op;  // null for the op in flight
+  int64_t lat_ns;
   uint64_t sleeps;
   double formula_ms;  // one sleep, at the op's mean memory.current
   double step_ms;     // the timer wheel's step for that sleep
   uint32_t level;     // the timer wheel's level (0: 1-jiffy steps)
 };
 
-// The ops whose high counter rose by a whole number of sleeps (>= 1).
-std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model::Kernel& k, SleepCheck& c) {
+// The ops whose high counter rose by a whole number of sleeps (>= 1); with
+// one_over, rises of 17k + 1 count as k sleeps too.
+std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model::Kernel& k, SleepCheck& c,
+                                  bool one_over) {
   std::vector<OpSleep> out;
   c.ops = run.ops.size();
   for (const auto& op : run.ops) {
@@ -58,35 +62,42 @@ std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model:
     ++c.ops_with_rise;
     uint64_t rise = op.high_after - op.high_before;
     if (rise % kEventsPerSleep != 0) {
-      ++c.skipped_not_multiple;
-      if (rise % kEventsPerSleep == 1) ++c.skipped_one_over;
-      continue;
+      bool extra = rise % kEventsPerSleep == 1 && rise > kEventsPerSleep;
+      if (extra) ++c.skipped_one_over;
+      if (!(one_over && extra)) {
+        ++c.skipped_not_multiple;
+        continue;
+      }
     }
     uint64_t mid = op.current_before / 2 + op.current_after / 2;
     uint64_t j = sleep_jiffies(mid, meta, k);
     auto wheel = model::wheel_sleep(j, k);
-    out.push_back({&op, rise / kEventsPerSleep, model::jiffies_to_ms(j, k),
+    out.push_back({&op, op.lat_ns, rise / kEventsPerSleep, model::jiffies_to_ms(j, k),
                    model::jiffies_to_ms(wheel.step_jiffies, k), wheel.level});
   }
   return out;
 }
 
-void ratios(const std::vector<OpSleep>& ops, SleepCheck& c) {
-  std::vector<double> ratio, wheel, level0, upper;
+void ratios(const std::vector<OpSleep>& ops, const model::Kernel& k, SleepCheck& c) {
+  std::vector<double> ratio, wheel, level0, upper, capped;
+  const double cap_ms = model::jiffies_to_ms(2 * k.hz, k);
   uint64_t within = 0;
   for (const auto& s : ops) {
     if (s.formula_ms <= 0) {
       ++c.formula_no_sleep;
       continue;
     }
-    double lat = static_cast<double>(s.op->lat_ns) / kNsPerMs;
+    double lat = static_cast<double>(s.lat_ns) / kNsPerMs;
     double r = lat / (static_cast<double>(s.sleeps) * s.formula_ms);
     double w = lat / (static_cast<double>(s.sleeps) * (s.formula_ms + s.step_ms / 2));
     ratio.push_back(r);
     wheel.push_back(w);
     (s.level == 0 ? level0 : upper).push_back(w);
     if (std::fabs(r - 1.0) <= 0.3) ++within;
+    if (s.formula_ms >= cap_ms) capped.push_back(lat / static_cast<double>(s.sleeps));
   }
+  c.capped_ops = capped.size();
+  c.median_capped_sleep_ms = median(capped);
   c.compared = ratio.size();
   c.median_ratio = median(ratio);
   c.median_ratio_wheel = median(wheel);
@@ -95,14 +106,20 @@ void ratios(const std::vector<OpSleep>& ops, SleepCheck& c) {
   if (!ratio.empty()) c.within_30 = static_cast<double>(within) / static_cast<double>(ratio.size());
 }
 
-void phases(const std::vector<OpSleep>& ops, SleepCheck& c) {
+void phases(const std::vector<OpSleep>& ops, const std::optional<OpSleep>& in_flight, SleepCheck& c) {
   std::vector<double> long_sleeps;
   double throttled = 0, slow = 0;
-  for (const auto& s : ops) {
-    double lat = static_cast<double>(s.op->lat_ns);
+  auto add = [&](const OpSleep& s) {
+    double lat = static_cast<double>(s.lat_ns);
     throttled += lat;
     if (s.sleeps >= 32) slow += lat;
     if (s.formula_ms >= 50) long_sleeps.push_back(static_cast<double>(s.sleeps));
+  };
+  for (const auto& s : ops) add(s);
+  if (in_flight) {
+    add(*in_flight);
+    c.in_flight = true;
+    c.in_flight_sleeps = in_flight->sleeps;
   }
   c.median_sleeps_50ms = median(long_sleeps);
   if (throttled > 0) c.slow_phase_share = slow / throttled;
@@ -132,16 +149,24 @@ model::Throttle throttle(const Meta& m, const model::Kernel& k, double sleeps_pe
                          .procs = static_cast<uint32_t>(std::max(1, m.procs))};
 }
 
-std::optional<KillCheck> kill_check(const Run& run, const Meta& meta, const model::Kernel& k) {
+std::optional<KillCheck> kill_check(const Run& run, const Meta& meta, const model::Kernel& k,
+                                    const std::optional<InFlight>& flight) {
   if (!max_set(meta)) return std::nullopt;
   const Op* first = nullptr;
   for (const auto& op : run.ops) {
     if (op.high_after - op.high_before >= kEventsPerSleep && (!first || op.t_ns < first->t_ns)) first = &op;
   }
-  if (!first) return std::nullopt;
   KillCheck c;
-  c.sleep_start_s = seconds_since_start(run, first->t_ns);
-  c.sleep_start_bytes = first->current_before;
+  if (first) {
+    c.sleep_start_s = seconds_since_start(run, first->t_ns);
+    c.sleep_start_bytes = first->current_before;
+  } else if (flight && flight->high_rise >= kEventsPerSleep) {
+    c.sleep_start_s = seconds_since_start(run, flight->start_ns);
+    c.sleep_start_bytes = flight->current;
+    c.start_in_flight = true;
+  } else {
+    return std::nullopt;
+  }
   c.max_bytes = meta.max->bytes();
   auto per_page = model::grow(throttle(meta, k, k.batch), c.sleep_start_bytes, c.max_bytes);
   auto per_batch = model::grow(throttle(meta, k, 1), c.sleep_start_bytes, c.max_bytes);
@@ -152,7 +177,7 @@ std::optional<KillCheck> kill_check(const Run& run, const Meta& meta, const mode
   return c;
 }
 
-std::optional<PsiCheck> psi_check(const Run& run) {
+std::optional<PsiCheck> psi_check(const Run& run, const std::optional<InFlight>& flight) {
   std::vector<double> quiet;
   quiet.reserve(run.ops.size());
   for (const auto& op : run.ops)
@@ -163,6 +188,10 @@ std::optional<PsiCheck> psi_check(const Run& run) {
   c.normal_ms = *normal;
   for (const auto& op : run.ops)
     c.excess_s += std::max(0.0, static_cast<double>(op.lat_ns) / kNsPerMs - c.normal_ms) / 1000.0;
+  if (flight) {
+    c.in_flight_s = std::max(0.0, flight->seconds() - c.normal_ms / 1000.0);
+    c.excess_s += *c.in_flight_s;
+  }
   for (const auto& s : run.samples)
     if (s.memory_pressure) c.psi_some_s = s.memory_pressure->some_total_us / 1e6;
   if (c.psi_some_s && c.excess_s > 0) c.ratio = *c.psi_some_s / c.excess_s;
@@ -187,12 +216,30 @@ std::optional<GrowthCheck> growth_check(const Run& run, const Meta& meta, const 
   if (span_s <= 0) return std::nullopt;
   g.window_s = span_s;
   g.end_bytes = static_cast<double>(*end->memory_current);
+  g.start_bytes = static_cast<double>(*begin->memory_current);
   g.measured_kib_s = (g.end_bytes - static_cast<double>(*begin->memory_current)) / kKiB / span_s;
   double per_page = model::growth_rate(throttle(meta, k, k.batch), *end->memory_current);
   double per_batch = model::growth_rate(throttle(meta, k, 1), *end->memory_current);
   if (std::isfinite(per_page)) g.model_page_kib_s = per_page / kKiB;
   if (std::isfinite(per_batch)) g.model_batch_kib_s = per_batch / kKiB;
   return g;
+}
+
+// Sections 1 and 1c for a single-process run; bins (1b) filled when given.
+SleepCheck sleep_check(const Run& run, const Meta& meta, const model::Kernel& k, const std::optional<InFlight>& flight,
+                       bool one_over, std::vector<SleepBin>* bins) {
+  SleepCheck c;
+  auto ops = sleeping_ops(run, meta, k, c, one_over);
+  ratios(ops, k, c);
+  std::optional<OpSleep> last;
+  if (flight && flight->high_rise >= kEventsPerSleep) {
+    auto j = sleep_jiffies(flight->current, meta, k);
+    last = OpSleep{nullptr, flight->end_ns - flight->start_ns, flight->high_rise / kEventsPerSleep,
+                   model::jiffies_to_ms(j, k), 0, 0};
+  }
+  phases(ops, last, c);
+  if (bins) fill_bins(ops, meta, *bins);
+  return c;
 }
 
 }  // namespace
@@ -219,16 +266,21 @@ RunPrediction predict(const Run& run) {
   }
   model::Kernel k = kernel_of(meta);
   p.bins = sleep_bins(run.meta.hz);
+  auto flight = in_flight(run);
   if (meta.procs <= 1) {
-    SleepCheck c;
-    auto ops = sleeping_ops(run, meta, k, c);
-    ratios(ops, c);
-    phases(ops, c);
-    fill_bins(ops, meta, p.bins);
-    p.sleeps = c;
+    p.sleeps = sleep_check(run, meta, k, flight, false, &p.bins);
+    if (p.sleeps->skipped_one_over > 0) p.sleeps_one_over = sleep_check(run, meta, k, flight, true, nullptr);
   }
-  p.kill = kill_check(run, meta, k);
-  p.psi = psi_check(run);
+  p.psi = psi_check(run, flight);
+  p.kill = kill_check(run, meta, k, flight);
+  if (p.kill) {
+    if (p.sleeps && p.sleeps->slow_phase_share) p.kill->per_page = *p.sleeps->slow_phase_share >= 0.5;
+    if (p.psi) {
+      double ops = static_cast<double>(p.kill->max_bytes - std::min(p.kill->max_bytes, p.kill->sleep_start_bytes)) /
+                   static_cast<double>(meta.chunk_bytes);
+      p.kill->own_time_s = ops * p.psi->normal_ms / 1000.0 / std::max(1, meta.procs);
+    }
+  }
   p.growth = growth_check(run, meta, k);
   return p;
 }

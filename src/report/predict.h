@@ -30,9 +30,14 @@ struct SleepCheck {
   std::optional<double> median_ratio_wheel;  // with half a timer-wheel step added per sleep
   std::optional<double> median_ratio_wheel_level0;  // sleeps under 63 jiffies (1-jiffy step)
   std::optional<double> median_ratio_wheel_upper;   // sleeps of 63 jiffies or more
-  // (1c) phases
+  // The 2 x HZ cap: ops whose formula sleep is clamped.
+  uint64_t capped_ops = 0;
+  std::optional<double> median_capped_sleep_ms;  // latency / sleeps among them
+  // (1c) phases, with the op in flight at the end (in_flight.h) when there is one
   std::optional<double> median_sleeps_50ms;  // median sleeps per op, formula >= 50 ms
   std::optional<double> slow_phase_share;    // throttled time in ops with >= 32 sleeps
+  bool in_flight = false;                    // the op in flight is counted in the phases
+  std::optional<uint64_t> in_flight_sleeps;  // its rise / 17, rounded down
 };
 
 // One formula-sleep bin of the sleeps-per-64-pages table.
@@ -50,6 +55,13 @@ struct KillCheck {
   double predicted_batch_s = 0;   // start + one sleep per 64 pages
   std::optional<double> measured_s;  // time to kill, if killed
   double duration_s = 0;
+  bool start_in_flight = false;   // no logged op slept: sleeping started in the op in flight
+  // The regime the run showed (1c): per page when half or more of its
+  // throttled time was in ops with 32 or more sleeps; empty when it slept in no op.
+  std::optional<bool> per_page;
+  // The program's own time from sleeping start to memory.max: the ops it
+  // takes at the normal latency (4. PSI), which the model does not count.
+  std::optional<double> own_time_s;
 };
 
 // (4) PSI against the time ops spent over their normal latency.
@@ -58,13 +70,14 @@ struct PsiCheck {
   double excess_s = 0;        // sum over ops of max(0, latency - normal)
   std::optional<double> psi_some_s;
   std::optional<double> ratio;  // psi / excess
+  std::optional<double> in_flight_s;  // the op in flight's time over normal, included in excess_s
 };
 
 // (5) growth at the end of the run.
 struct GrowthCheck {
   int procs = 1;
   double window_s = 0;                 // min(60 s, half the run)
-  double end_bytes = 0;
+  double start_bytes = 0, end_bytes = 0;  // memory.current at the window's ends
   double measured_kib_s = 0;
   std::optional<double> model_page_kib_s;   // procs x 1 page per sleep
   std::optional<double> model_batch_kib_s;  // procs x 64 pages per sleep
@@ -75,6 +88,9 @@ struct RunPrediction {
   int hz = 0;
   std::string skipped;  // why the run has no predictions, if so
   std::optional<SleepCheck> sleeps;
+  // The same check with rises of 17k + 1 read as k sleeps and one reclaim
+  // pass that did not sleep (6.12's extra high event); only when there are such rises.
+  std::optional<SleepCheck> sleeps_one_over;
   std::optional<KillCheck> kill;
   std::optional<PsiCheck> psi;
   std::optional<GrowthCheck> growth;

@@ -79,12 +79,18 @@ Section phases_section(const std::vector<RunPrediction>& runs) {
   Section s{.title = "1c. Phases: one sleep per batch or one per page"};
   s.paragraphs.push_back(
       "Throttled time = the latency of every op that slept. The share is the part of it in ops "
-      "with 32 or more sleeps.");
+      "with 32 or more sleeps. A run stopped at its cap or killed counts the op it was in (in flight: "
+      "from the last logged op's end to the last sample that saw the workload, or to the kill; its "
+      "sleeps are the rise of the high counter over that time / 17); such values are marked *.");
   Table t{.head = {"run", "config", "median sleeps per op (formula >= 50 ms)",
-                   "throttled time in ops with >= 32 sleeps"}};
-  for (const auto& r : runs)
-    if (r.sleeps)
-      t.rows.push_back({r.name, r.config, num(r.sleeps->median_sleeps_50ms), percent(r.sleeps->slow_phase_share)});
+                   "throttled time in ops with >= 32 sleeps", "op in flight: sleeps so far"}};
+  for (const auto& r : runs) {
+    if (!r.sleeps) continue;
+    const auto& c = *r.sleeps;
+    std::string mark = c.in_flight ? "*" : "";
+    t.rows.push_back({r.name, r.config, num(c.median_sleeps_50ms) + mark, percent(c.slow_phase_share) + mark,
+                      c.in_flight_sleeps ? count(*c.in_flight_sleeps) : "-"});
+  }
   s.tables.push_back(std::move(t));
   return s;
 }
@@ -94,19 +100,26 @@ Section kill_section(const std::vector<RunPrediction>& runs) {
   s.paragraphs.push_back(
       "From the first op that slept (its start time and memory.current) to memory.max, the sum of "
       "the formula's sleeps at each usage: one sleep per 4 KiB page, or one per 64-page batch; "
-      "divided by the number of processes. Predicted times count from the run's start.");
+      "divided by the number of processes. Predicted times count from the run's start. When no "
+      "logged op slept, sleeping starts with the op in flight at the stop (marked *). Regime: the "
+      "one the run showed in 1c (per page when half or more of its throttled time was in ops with "
+      "32 or more sleeps); measured / model compares with it. Own time: the ops from there to "
+      "memory.max at the unthrottled latency of section 4, which the model leaves out.");
   Table t{.head = {"run", "config", "sleeping starts (s)", "at memory.current", "memory.max",
-                   "predicted, per page (s)", "predicted, per batch (s)", "measured (s)",
-                   "measured / per page"}};
+                   "predicted, per page (s)", "predicted, per batch (s)", "measured (s)", "regime seen",
+                   "measured / model", "own time (s)"}};
   for (const auto& r : runs) {
     if (!r.kill) continue;
     const auto& k = *r.kill;
     std::string measured = k.measured_s ? num(*k.measured_s) : fmt::format("not killed in {}", num(k.duration_s));
     std::optional<double> ratio;
-    if (k.measured_s && k.predicted_page_s > 0) ratio = *k.measured_s / k.predicted_page_s;
-    t.rows.push_back({r.name, r.config, num(k.sleep_start_s), mib(static_cast<double>(k.sleep_start_bytes)),
-                      mib(static_cast<double>(k.max_bytes)), num(k.predicted_page_s), num(k.predicted_batch_s),
-                      measured, ratio3(ratio)});
+    double model = k.per_page.value_or(true) ? k.predicted_page_s : k.predicted_batch_s;
+    if (k.measured_s && k.per_page && model > 0) ratio = *k.measured_s / model;
+    std::string regime = k.per_page ? (*k.per_page ? "per page" : "per batch") : "-";
+    t.rows.push_back({r.name, r.config, num(k.sleep_start_s) + (k.start_in_flight ? "*" : ""),
+                      mib(static_cast<double>(k.sleep_start_bytes)), mib(static_cast<double>(k.max_bytes)),
+                      num(k.predicted_page_s), num(k.predicted_batch_s), measured, regime, ratio3(ratio),
+                      num(k.own_time_s)});
   }
   s.tables.push_back(std::move(t));
   return s;
@@ -117,12 +130,16 @@ Section psi_section(const std::vector<RunPrediction>& runs) {
   s.paragraphs.push_back(
       "Normal latency = the median of the run's ops whose high counter did not rise. Time over "
       "normal = the sum over all ops of max(0, latency - normal). PSI = memory.pressure some total "
-      "at the last sample.");
-  Table t{.head = {"run", "config", "normal op (ms)", "time over normal (s)", "PSI memory some (s)", "ratio"}};
-  for (const auto& r : runs)
-    if (r.psi)
-      t.rows.push_back({r.name, r.config, num(r.psi->normal_ms), num(r.psi->excess_s),
-                        num(r.psi->psi_some_s), ratio3(r.psi->ratio)});
+      "at the last sample. PSI also counts the op in flight when the run stopped (1c), so its time "
+      "over normal is added (marked *).");
+  Table t{.head = {"run", "config", "normal op (ms)", "time over normal (s)", "of it, op in flight (s)",
+                   "PSI memory some (s)", "ratio"}};
+  for (const auto& r : runs) {
+    if (!r.psi) continue;
+    std::string mark = r.psi->in_flight_s ? "*" : "";
+    t.rows.push_back({r.name, r.config, num(r.psi->normal_ms), num(r.psi->excess_s) + mark, num(r.psi->in_flight_s),
+                      num(r.psi->psi_some_s), ratio3(r.psi->ratio) + mark});
+  }
   s.tables.push_back(std::move(t));
   return s;
 }

@@ -47,6 +47,7 @@ void read_meta_parts(const Json& j, Meta& m) {
   m.sampler_cpu = get_int(s, "sampler_cpu");
   m.interval_ms = get_f64(s, "interval_ms").value_or(0);
   m.cap_s = get_f64(s, "cap_s").value_or(0);
+  m.neighbour_ms = get_f64(s, "neighbour_interval_ms");
   const Json& w = work ? *work : empty;
   m.chunk_bytes = get_u64(w, "chunk_bytes").value_or(m.chunk_bytes);
   m.target_bytes = get_u64(w, "target_bytes").value_or(0);
@@ -281,6 +282,10 @@ Result<Run> read_run(const std::string& dir) {
   return run;
 }
 
+// How deep below a given directory runs are looked for: a batch of
+// batches in the VM's output (X/runs/NAME/...) is 3 levels down.
+constexpr int kRunSearchDepth = 6;
+
 Result<std::vector<std::string>> find_runs(const std::vector<std::string>& paths) {
   std::vector<std::string> runs;
   std::set<std::string> seen;  // a run named twice (runs/a runs/a, or a run and its batch) counts once
@@ -298,12 +303,22 @@ Result<std::vector<std::string>> find_runs(const std::vector<std::string>& paths
       return fail("read run directory: no such directory", path, "give a run or batch directory");
     }
     std::vector<std::string> found;
-    for (const auto& entry : fs::directory_iterator(path, ec)) {
-      if (entry.is_directory(ec) && fs::exists(entry.path() / "meta.json", ec))
-        found.push_back(entry.path().string());
+    // At any depth: `cgmem vm --out X -- run ...` writes X/runs/NAME-TIMESTAMP.
+    // A run directory is not searched further; links are not followed.
+    fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      std::error_code entry_ec;
+      if (it.depth() >= kRunSearchDepth || it->is_symlink(entry_ec) || !it->is_directory(entry_ec)) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (fs::exists(it->path() / "meta.json", entry_ec)) {
+        found.push_back(it->path().string());
+        it.disable_recursion_pending();
+      }
     }
     if (found.empty()) {
-      return fail("read run directory: no meta.json here or in its subdirectories", path,
+      return fail("read run directory: no meta.json here or in the directories below", path,
                   "give a directory that `cgmem run` or `cgmem matrix` wrote");
     }
     std::sort(found.begin(), found.end());

@@ -16,7 +16,8 @@ namespace cgmem::report {
 Result<Run> read_run(const std::string& dir);
 
 // The run directories under each path: the path itself when it holds a
-// meta.json, else its subdirectories that do (sorted by name). Fails when a
+// meta.json, else the directories below it that do, at any depth up to 6
+// (sorted by path; a run directory is not searched further). Fails when a
 // path holds no run at all.
 Result<std::vector<std::string>> find_runs(const std::vector<std::string>& paths);
 

@@ -11,6 +11,8 @@
 
 #include "common/file.h"
 #include "common/staged_dir.h"
+#include "report/claims.h"
+#include "report/claims_view.h"
 #include "report/html.h"
 #include "report/json_get.h"
 #include "report/jsonl.h"
@@ -103,8 +105,8 @@ std::vector<std::string> batch_notes(const std::vector<Run>& runs, const std::ve
 }
 
 // The report's files and its marker: what a report directory may hold.
-const std::vector<std::string> kReportEntries = {"summary.md", "predict.md", "report.json", "report.html", "plots",
-                                                 kReportMarker};
+const std::vector<std::string> kReportEntries = {"claims.md",   "summary.md", "predict.md", "report.json",
+                                                 "report.html", "plots",      kReportMarker};
 
 // Writes NAME into the staging directory; lists it under its final place.
 Result<void> write_text(const StagedDir& out, const char* name, const std::string& text, Written& w) {
@@ -172,6 +174,8 @@ Result<Written> make_report(const Options& o) {
   w.notes = batch_notes(*runs, sums);
   auto summary = summary_sections(sums, groups);
   auto predicted = predict_sections(preds);
+  auto claims = check_claims(*runs, sums, preds);
+  std::vector<Section> claimed = {claims_section(claims)};
   Plots plots;
   if (plotting.valid()) {
     auto p = plotting.get();
@@ -180,13 +184,15 @@ Result<Written> make_report(const Options& o) {
     finish_plots(plots);
   }
   if (!plots.warning.empty()) w.notes.push_back(plots.warning);
-  w.json = {{"schema", 1}, {"notes", w.notes}, {"runs", Json::array()}, {"groups", Json::array()},
+  w.json = {{"schema", 1}, {"notes", w.notes}, {"claims", claims_json(claims)}, {"runs", Json::array()}, {"groups", Json::array()},
             {"predictions", Json::array()}, {"plots", Json::array()}};
   for (const auto& s : sums) w.json["runs"].push_back(to_json(s));
   for (const auto& g : groups) w.json["groups"].push_back(to_json(g));
   for (const auto& p : preds) w.json["predictions"].push_back(to_json(p));
   for (const auto& f : plots.figures) w.json["plots"].push_back({{"name", f.name}, {"title", f.title}});
   if (o.markdown) {
+    if (auto r = write_text(*out, "claims.md", markdown("Claims", claimed, w.notes), w); !r)
+      return std::unexpected(r.error());
     if (auto r = write_text(*out, "summary.md", markdown("Summary", summary, w.notes) + plots_markdown(plots), w); !r)
       return std::unexpected(r.error());
     if (auto r = write_text(*out, "predict.md", markdown("Predictions", predicted), w); !r) return std::unexpected(r.error());
@@ -195,7 +201,7 @@ Result<Written> make_report(const Options& o) {
     if (auto r = write_text(*out, "report.json", w.json.dump(2) + "\n", w); !r) return std::unexpected(r.error());
   }
   if (o.html) {
-    Page page{.title = "cgmem report", .notes = w.notes, .summary = summary, .predict = predicted,
+    Page page{.title = "cgmem report", .notes = w.notes, .claims = claimed, .summary = summary, .predict = predicted,
               .plots = std::move(plots)};
     if (auto r = write_text(*out, "report.html", html(page), w); !r) return std::unexpected(r.error());
   }

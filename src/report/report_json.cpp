@@ -38,7 +38,11 @@ json sleeps_json(const SleepCheck& c) {
           {"median_ratio_half_step_level0", opt(c.median_ratio_wheel_level0)},
           {"median_ratio_half_step_upper", opt(c.median_ratio_wheel_upper)},
           {"median_sleeps_per_op_formula_50ms", opt(c.median_sleeps_50ms)},
-          {"slow_phase_share", opt(c.slow_phase_share)}};
+          {"slow_phase_share", opt(c.slow_phase_share)},
+          {"capped_ops", c.capped_ops},
+          {"median_capped_sleep_ms", opt(c.median_capped_sleep_ms)},
+          {"in_flight", c.in_flight},
+          {"in_flight_sleeps", c.in_flight_sleeps ? json(*c.in_flight_sleeps) : json(nullptr)}};
 }
 
 }  // namespace
@@ -76,25 +80,28 @@ json to_json(const RunPrediction& p) {
   json out = {{"name", p.name}, {"config", p.config}, {"workload", p.workload}, {"hz", p.hz},
               {"skipped", p.skipped.empty() ? json(nullptr) : json(p.skipped)}};
   out["sleeps"] = p.sleeps ? sleeps_json(*p.sleeps) : json(nullptr);
+  out["sleeps_17k_plus_1_as_k"] = p.sleeps_one_over ? sleeps_json(*p.sleeps_one_over) : json(nullptr);
   out["bins"] = p.sleeps ? bins_json(p.bins) : json::array();
   if (p.kill) {
     const auto& k = *p.kill;
     out["kill"] = {{"sleep_start_s", k.sleep_start_s}, {"sleep_start_bytes", k.sleep_start_bytes},
                    {"max_bytes", k.max_bytes}, {"predicted_per_page_s", k.predicted_page_s},
                    {"predicted_per_batch_s", k.predicted_batch_s}, {"measured_s", opt(k.measured_s)},
-                   {"duration_s", k.duration_s}};
+                   {"duration_s", k.duration_s}, {"start_in_flight", k.start_in_flight},
+                   {"per_page", k.per_page ? json(*k.per_page) : json(nullptr)}, {"own_time_s", opt(k.own_time_s)}};
   } else {
     out["kill"] = nullptr;
   }
   if (p.psi) {
     out["psi"] = {{"normal_ms", p.psi->normal_ms}, {"excess_s", p.psi->excess_s},
-                  {"psi_some_s", opt(p.psi->psi_some_s)}, {"ratio", opt(p.psi->ratio)}};
+                  {"psi_some_s", opt(p.psi->psi_some_s)}, {"ratio", opt(p.psi->ratio)},
+                  {"in_flight_s", opt(p.psi->in_flight_s)}};
   } else {
     out["psi"] = nullptr;
   }
   if (p.growth) {
     const auto& g = *p.growth;
-    out["growth"] = {{"procs", g.procs}, {"window_s", g.window_s}, {"end_bytes", g.end_bytes},
+    out["growth"] = {{"procs", g.procs}, {"window_s", g.window_s}, {"start_bytes", g.start_bytes}, {"end_bytes", g.end_bytes},
                      {"measured_kib_s", g.measured_kib_s}, {"model_per_page_kib_s", opt(g.model_page_kib_s)},
                      {"model_per_batch_kib_s", opt(g.model_batch_kib_s)}};
   } else {

@@ -220,6 +220,17 @@ TEST(MatrixSpec, TheBundledSpecsPlanTheStudysRuns) {
   EXPECT_EQ(study[2].flags.at("high"), "241590272");
   EXPECT_EQ(study[2].cap_s, 150);
   EXPECT_EQ(load("diag").size(), 18u);
+  // The main command's batch: one run per claim, caps adding up to under 7
+  // minutes (most runs end well before theirs, at the kill).
+  auto claims = load("claims");
+  EXPECT_EQ(claims.size(), 13u);
+  double caps = 0;
+  for (const auto& r : claims) caps += r.cap_s;
+  EXPECT_EQ(caps, 408);
+  auto kill = std::find_if(claims.begin(), claims.end(), [](auto& r) { return r.name == "anon-over-kill-nb-both-16M-r1"; });
+  ASSERT_NE(kill, claims.end());
+  EXPECT_EQ(kill->flags.at("high"), "15097856");  // 90% of 16M, page-rounded
+  EXPECT_EQ(kill->flags.at("neighbour"), "100ms");
 }
 
 TEST(MatrixProgress, LineShowsRunElapsedAndEta) {

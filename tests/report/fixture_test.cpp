@@ -92,11 +92,21 @@ TEST(ReportFindRuns, ABatchDirectoryListsItsRunsInOrder) {
 }
 
 TEST(ReportFindRuns, ADirectoryWithoutRunsIsAnError) {
-  auto runs = find_runs({std::string(CGMEM_FIXTURES) + "/runs"});
+  auto runs = find_runs({std::string(CGMEM_FIXTURES) + "/host-bare"});
   ASSERT_FALSE(runs.has_value());
   EXPECT_EQ(runs.error().message(),
-            "read run directory: no meta.json here or in its subdirectories: " + std::string(CGMEM_FIXTURES) +
-                "/runs (give a directory that `cgmem run` or `cgmem matrix` wrote)");
+            "read run directory: no meta.json here or in the directories below: " + std::string(CGMEM_FIXTURES) +
+                "/host-bare (give a directory that `cgmem run` or `cgmem matrix` wrote)");
+}
+
+// Issue 14: `cgmem vm --out X -- run ...` writes X/runs/NAME-TIMESTAMP.
+TEST(ReportFindRuns, RunsAreFoundAtAnyDepth) {
+  auto runs = find_runs({std::string(CGMEM_FIXTURES) + "/runs"});
+  ASSERT_TRUE(runs.has_value()) << runs.error().message();
+  ASSERT_EQ(runs->size(), 10u);  // basic's 4 and claims' 6, two levels down
+  EXPECT_EQ((*runs)[0], kBasic + "/anon-over-both-r1");
+  EXPECT_EQ((*runs)[3], kBasic + "/anon-over-max-r1");
+  EXPECT_EQ((*runs)[4], std::string(CGMEM_FIXTURES) + "/runs/claims/anon-clamp-none-r1");
 }
 
 TEST(ReportSummary, MaxOnlyRunIsKilledAtFullSpeed) {
@@ -163,8 +173,16 @@ TEST(ReportPredict, SleepsAndRatiosOfTheHighRun) {
   EXPECT_NEAR(*c.median_ratio_wheel, 2047.9 / 2032, 1e-9);
   EXPECT_NEAR(*c.median_ratio_wheel_level0, 18 / 18.5, 1e-9);
   EXPECT_NEAR(*c.median_ratio_wheel_upper, (2047.9 / 2032 + 5139.2 / (64 * 77)) / 2, 1e-9);
-  EXPECT_DOUBLE_EQ(*c.median_sleeps_50ms, 33);  // 1, 2, 64, 64
-  EXPECT_NEAR(*c.slow_phase_share, (5139.2 + 15840) / 24237.0, 1e-9);
+  EXPECT_DOUBLE_EQ(*c.median_sleeps_50ms, 33);  // 1, 2, 64, 64; the op in flight is under 50 ms
+  // The run stopped at its cap inside an op: from the last op's end
+  // (24.538 s) to the last sample (40 s), the high counter rose from 2281
+  // to 3000, 719 = 42 x 17 + 5: 42 sleeps in 15.462 s, in the slow share.
+  EXPECT_TRUE(c.in_flight);
+  EXPECT_EQ(c.in_flight_sleeps, 42u);
+  EXPECT_NEAR(*c.slow_phase_share, (5139.2 + 15840 + 15462) / (24237.0 + 15462), 1e-9);
+  EXPECT_EQ(c.capped_ops, 1u);
+  EXPECT_DOUBLE_EQ(*c.median_capped_sleep_ms, 2047.9);
+  EXPECT_FALSE(p.sleeps_one_over.has_value());  // no rise of 17k + 1
 }
 
 TEST(ReportPredict, RisesOneOverAMultipleOf17AreCountedApart) {
@@ -180,6 +198,11 @@ TEST(ReportPredict, RisesOneOverAMultipleOf17AreCountedApart) {
   EXPECT_EQ(p.sleeps->skipped_not_multiple, 7u);
   EXPECT_EQ(p.sleeps->skipped_one_over, 6u);
   EXPECT_EQ(p.sleeps->compared, 0u);
+  // Read as k sleeps, they give the first check's ops and ratios back.
+  ASSERT_TRUE(p.sleeps_one_over.has_value());
+  EXPECT_EQ(p.sleeps_one_over->skipped_not_multiple, 1u);  // the rise of 20
+  EXPECT_EQ(p.sleeps_one_over->compared, 5u);
+  EXPECT_NEAR(*p.sleeps_one_over->median_ratio, 2047.9 / 2000, 1e-9);
 }
 
 TEST(ReportPredict, BinsOfTheHighRun) {
@@ -204,8 +227,20 @@ TEST(ReportPredict, PsiAgainstTimeOverNormal) {
   RunPrediction p = predict(load("anon-over-high-r1"));
   ASSERT_TRUE(p.psi.has_value());
   EXPECT_DOUBLE_EQ(p.psi->normal_ms, 0.25);
+  // The logged ops' 24.53525 s over normal, and the op in flight at the cap
+  // (15.462 s, less the 0.25 ms normal).
+  EXPECT_NEAR(*p.psi->in_flight_s, 15.46175, 1e-9);
+  EXPECT_NEAR(p.psi->excess_s, 24.53525 + 15.46175, 1e-9);
+  EXPECT_NEAR(*p.psi->ratio, 26.988775 / 39.997, 1e-9);
+}
+
+TEST(ReportPredict, NoOpInFlightWhenTheWorkloadExited) {
+  report::Run run = load("anon-over-high-r1");
+  run.outcome->status = "exited";
+  RunPrediction p = predict(run);
+  EXPECT_FALSE(p.sleeps->in_flight);
+  EXPECT_FALSE(p.psi->in_flight_s.has_value());
   EXPECT_NEAR(p.psi->excess_s, 24.53525, 1e-9);
-  EXPECT_NEAR(*p.psi->ratio, 1.1, 1e-9);
 }
 
 TEST(ReportPredict, GrowthOverTheLastHalfOfAShortRun) {
@@ -228,6 +263,25 @@ TEST(ReportPredict, TimeToTheKillFromWhereSleepingStarts) {
   // pages): 1717.4 to 1718.2 s after the start, depending on the end page.
   EXPECT_NEAR(p.kill->predicted_page_s, 1717.8, 0.5);
   EXPECT_NEAR(p.kill->predicted_batch_s, 26.903, 0.05);
+  // Killed inside an op that began at 0.318 s: 99982 events, 5881 sleeps,
+  // nearly all the throttled time, so the regime seen is per page.
+  EXPECT_EQ(p.sleeps->in_flight_sleeps, 5881u);
+  EXPECT_EQ(p.kill->per_page, true);
+  EXPECT_FALSE(p.kill->start_in_flight);
+  // 86.78125 ops of 256 KiB to memory.max at the 0.25 ms normal op.
+  EXPECT_NEAR(*p.kill->own_time_s, 86.78125 * 0.25 / 1000, 1e-12);
+}
+
+TEST(ReportPredict, SleepingStartsInTheOpInFlightWhenNoLoggedOpSlept) {
+  report::Run run = load("anon-over-both-r1");
+  OpList ops;
+  ops.push_back(*run.ops.begin());  // only the quiet first op
+  run.ops = std::move(ops);
+  RunPrediction p = predict(run);
+  ASSERT_TRUE(p.kill.has_value());
+  EXPECT_TRUE(p.kill->start_in_flight);
+  EXPECT_NEAR(p.kill->sleep_start_s, 0.00025, 1e-12);  // the first op's end
+  EXPECT_EQ(p.kill->sleep_start_bytes, 200u * 1048576);
 }
 
 TEST(ReportPredict, AWorkloadThatSetsItsOwnHighIsPredictedWithIt) {

@@ -6,6 +6,7 @@
 #include "support/run_cgmem.h"
 #include "support/temp_dir.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -50,6 +51,27 @@ TEST_F(ReportFiles, WritesEveryFormat) {
   EXPECT_EQ(json["groups"][0]["workload"], "anon-over");
   EXPECT_EQ(json["groups"][0]["config"], "max");
   EXPECT_EQ(json["groups"][0]["outcome"], "killed (1 of 1)");
+}
+
+// Issue 14: claims.md, report.json's claims and report.html opening with them.
+TEST_F(ReportFiles, TheClaimsTableIsWrittenAndOpensTheHtml) {
+  auto w = make_report({.dirs = {kBasic}, .out = tmp_.string()});
+  ASSERT_TRUE(w.has_value()) << w.error().message();
+  std::string claims = read(tmp_ / "claims.md");
+  EXPECT_EQ(claims.rfind("# Claims\n", 0), 0u) << claims;
+  EXPECT_NE(claims.find("| claim | the study | this batch | verdict | note |\n|---|---|---|---|---|\n"), std::string::npos) << claims;
+  EXPECT_NE(claims.find("| memory.max alone kills at full speed | killed 0.28 to 0.39 s after the start (3 of 3)"),
+            std::string::npos);
+  auto json = nlohmann::json::parse(read(tmp_ / "report.json"));
+  ASSERT_EQ(json["claims"].size(), 15u);
+  EXPECT_EQ(json["claims"][0]["id"], "max-kills");
+  EXPECT_EQ(json["claims"][0]["verdict"], "reproduced");
+  std::string html = read(tmp_ / "report.html");
+  auto table = html.find("<h2>The study's claims, checked</h2>");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_LT(table, html.find("<h2>Plots</h2>"));
+  EXPECT_LT(table, html.find("<h2>Summary</h2>"));
+  EXPECT_NE(std::find(w->files.begin(), w->files.end(), (tmp_ / "claims.md").string()), w->files.end());
 }
 
 // Every image the HTML and the Markdown link to was drawn, and report.json
