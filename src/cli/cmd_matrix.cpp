@@ -12,6 +12,7 @@
 #include "cli/handlers.h"
 #include "cli/version.h"
 #include "cli/matrix_vm.h"
+#include "kernel/resolve.h"
 #include "lab/matrix/runner.h"
 
 namespace cgmem::cli {
@@ -108,6 +109,7 @@ int run_matrix(std::span<char*> args) {
   app.add_option("--claim", f.claim, "the claim file, instead of the spec's `claim`");
   app.add_flag("--progress-lines", f.progress_lines, "a line per run, no redrawn bar (used inside the VM)")->group("");
   app.add_option("--from", f.from, "start from a copy of this batch (used inside the VM to resume)")->group("");
+  app.add_option("--kernel", f.kernel, "the VM's kernel: a cached name (hz1000-throttle) or a bzImage; implies --vm");
   app.add_option("--vm-mem", f.vm_mem, "guest RAM when running in the VM")->check(size_validator({}))->capture_default_str();
   app.add_flag("--json", f.json, "print the batch's runs as JSON");
   if (int code = parse(app, args); code >= 0) return code;
@@ -117,6 +119,11 @@ int run_matrix(std::span<char*> args) {
   if (!spec) return print_error(spec.error()), kUsage;
   if (f.out.empty()) f.out = default_out(spec->name);
   if (f.native) return run_native(f, *spec);
+  // A kernel named by --kernel or the spec only exists in the VM.
+  if (std::string k = f.kernel.empty() ? spec->kernel.value_or("") : f.kernel; !k.empty()) {
+    if (auto choice = kernel::resolve_kernel(k); !choice) return print_error(choice.error()), kUsage;
+    f.vm = true;
+  }
   if (!f.vm) {
     auto host = cgroup::probe_host();
     if (host.memory_controller_usable) return run_native(f, *spec);

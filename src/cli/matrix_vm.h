@@ -16,6 +16,7 @@ struct MatrixFlags {
   std::string order;
   std::optional<uint64_t> seed;
   std::string vm_mem = "1G";
+  std::string kernel;  // --kernel: the VM's kernel, over the spec's `kernel`
 };
 
 // The `cgmem vm` arguments that run this matrix in the guest. `vm_out` is
