@@ -110,6 +110,8 @@ int run_matrix(std::span<char*> args) {
   app.add_flag("--progress-lines", f.progress_lines, "a line per run, no redrawn bar (used inside the VM)")->group("");
   app.add_option("--from", f.from, "start from a copy of this batch (used inside the VM to resume)")->group("");
   app.add_option("--kernel", f.kernel, "the VM's kernel: a cached name (hz1000-throttle) or a bzImage; implies --vm");
+  app.add_option("--vm-swap", f.vm_swap, "zram swap in the VM (for swap_max), 0 for none")
+      ->check(size_validator({}))->capture_default_str();
   app.add_option("--vm-mem", f.vm_mem, "guest RAM when running in the VM")->check(size_validator({}))->capture_default_str();
   app.add_flag("--json", f.json, "print the batch's runs as JSON");
   if (int code = parse(app, args); code >= 0) return code;

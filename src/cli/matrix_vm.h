@@ -16,6 +16,7 @@ struct MatrixFlags {
   std::string order;
   std::optional<uint64_t> seed;
   std::string vm_mem = "1G";
+  std::string vm_swap = "0";  // zram swap in the guest, for specs that set swap_max
   std::string kernel;  // --kernel: the VM's kernel, over the spec's `kernel`
 };
 
