@@ -16,6 +16,8 @@ packages=(
   zlib1g-dev                          # cgmem host reads /proc/config.gz
   # the VM: a real kernel under QEMU, a busybox guest, an ext4 run disk
   qemu-system-x86 busybox-static e2fsprogs cpio xz-utils zstd kmod
+  # cgmem kernel build: Debian's kernel source and what compiling it needs
+  linux-source-6.12 flex bison libelf-dev libssl-dev patch   # and bc, below
   # report: plots
   gnuplot-nox
   # benchmarks that compare with a plain Python parse

@@ -15,6 +15,9 @@ inline constexpr char kMemorySwapCurrent[] = "memory.swap.current";
 inline constexpr char kMemorySwapMax[] = "memory.swap.max";
 inline constexpr char kMemorySwapHigh[] = "memory.swap.high";
 inline constexpr char kMemoryOomGroup[] = "memory.oom.group";
+// Only on a kernel with the RFC "memory.high.throttle" patch (cgmem kernel build
+// --patch memory-high-throttle): 0 to 32, the penalty is shifted right by it.
+inline constexpr char kMemoryHighThrottle[] = "memory.high.throttle";
 
 // Flat-keyed: "key value" per line.
 inline constexpr char kMemoryEvents[] = "memory.events";

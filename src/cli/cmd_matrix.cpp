@@ -13,6 +13,7 @@
 #include "cli/handlers.h"
 #include "cli/version.h"
 #include "cli/matrix_vm.h"
+#include "kernel/resolve.h"
 #include "lab/matrix/runner.h"
 
 namespace cgmem::cli {
@@ -116,6 +117,9 @@ int run_matrix(std::span<char*> args) {
   app.add_option("--claim", f.claim, "the claim file, instead of the spec's `claim`");
   app.add_flag("--progress-lines", f.progress_lines, "a line per run, no redrawn bar (used inside the VM)")->group("");
   app.add_option("--from", f.from, "start from a copy of this batch (used inside the VM to resume)")->group("");
+  app.add_option("--kernel", f.kernel, "the VM's kernel: a cached name (hz1000-throttle) or a bzImage; implies --vm");
+  app.add_option("--vm-swap", f.vm_swap, "zram swap in the VM (for swap_max), 0 for none")
+      ->check(size_validator({}))->capture_default_str();
   app.add_option("--vm-mem", f.vm_mem, "guest RAM when running in the VM")->check(size_validator({}))->capture_default_str();
   app.add_flag("--json", f.json, "print the batch's runs as JSON");
   if (int code = parse(app, args); code >= 0) return code;
@@ -131,6 +135,11 @@ int run_matrix(std::span<char*> args) {
       return kUnavailable;
     }
     return run_native(f, *spec);
+  }
+  // A kernel named by --kernel or the spec only exists in the VM.
+  if (std::string k = f.kernel.empty() ? spec->kernel.value_or("") : f.kernel; !k.empty()) {
+    if (auto choice = kernel::resolve_kernel(k); !choice) return print_error(choice.error()), kUsage;
+    f.vm = true;
   }
   if (!f.vm) {
     auto host = cgroup::probe_host();

@@ -62,6 +62,9 @@ void add_run_flags(CLI::App& app, lab::RunOptions& o, uint64_t& neighbour) {
   limit_flag(app, "--low", o.low, "memory.low");
   limit_flag(app, "--min", o.min, "memory.min");
   limit_flag(app, "--swap-max", o.swap_max, "memory.swap.max");
+  app.add_option_function<unsigned>("--high-throttle", [&o](unsigned shift) { o.high_throttle = shift; },
+                                    "memory.high.throttle, the RFC's shift 0..32 (a kernel with its patch)")
+      ->check(CLI::Range(0u, 32u));
   rate_flag(app, "--io-rbps", o.io_rbps, "io.max rbps on the run directory's disk (bytes/s)");
   rate_flag(app, "--io-wbps", o.io_wbps, "io.max wbps on the run directory's disk (bytes/s)");
   app.add_option_function<unsigned>("--cpu", [&o](unsigned cpu) { o.cpu = cpu; },

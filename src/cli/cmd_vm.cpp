@@ -13,6 +13,7 @@
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
+#include "kernel/resolve.h"
 #include "vm/session.h"
 
 namespace cgmem::cli {
@@ -84,8 +85,9 @@ int run_vm(std::span<char*> args) {
   app.add_option("--swap", swap, "swap in the guest (zram), 0 for none")->check(size_validator({}))->capture_default_str();
   app.add_option("--timeout", timeout, "seconds before QEMU is stopped")->check(whole_number(1, 86400))->capture_default_str();
   app.add_flag("--keep", options.keep, "keep the initramfs and disk image");
-  app.add_option("--kernel", options.kernel, "boot this bzImage instead of the pinned Debian 6.12 cloud kernel")
-      ->check(CLI::ExistingFile);
+  app.add_option("--kernel", options.kernel,
+                 "boot this bzImage, or a kernel cgmem built (hz1000, hz1000-throttle: cgmem kernel list), "
+                 "instead of the pinned Debian 6.12 cloud kernel");
   app.add_option("--cgmem", options.cgmem, "the static cgmem to run in the guest")->check(CLI::ExistingFile);
   app.add_option("--script", options.script, "run `sh FILE ARGS...` in the guest instead of cgmem (cgmem is on PATH)")
       ->check(CLI::ExistingFile);
@@ -109,6 +111,13 @@ int run_vm(std::span<char*> args) {
   options.swap_bytes = limit_from(swap, {}).bytes();
   options.timeout = std::chrono::seconds(timeout);
   if (!accel.empty()) options.accel = accel == "kvm" ? vm::Accel::kvm : vm::Accel::tcg;
+  if (!options.kernel.empty()) {
+    auto choice = kernel::resolve_kernel(options.kernel);
+    if (!choice) return print_error(choice.error()), kUsage;
+    if (!choice->note.empty() && !json) fmt::print(stderr, "cgmem vm: note: {}\n", choice->note);
+    options.kernel = choice->image;
+    options.kernel_name = choice->name;
+  }
 
   catch_signals();
   auto progress = [json](const std::string& line) {

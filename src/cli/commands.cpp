@@ -13,6 +13,7 @@ constexpr Command kCommands[] = {
     {"version", "print cgmem's version and code identity", run_version},
     {"host", "what this machine's kernel and cgroups can do (reads only)", run_host},
     {"vm", "run a cgmem command in a VM with a real kernel (QEMU)", run_vm},
+    {"kernel", "build and list cgmem's own kernels for the VM (HZ, the RFC's patch)", run_kernel},
     {"workload", "allocate memory like the study's workload, one JSON line per op", run_workload},
     {"run", "run the workload in a new cgroup with limits, sample it, record a run directory", run_run},
     {"gc", "remove cgroups that a killed `cgmem run` left behind", run_gc},

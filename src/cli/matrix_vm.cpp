@@ -95,6 +95,9 @@ std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpe
   // The --file options go first: CLI11 2.1 lets an inner `--out` after `--`
   // reach `cgmem vm` when the last option before `--` takes many values.
   vm.insert(vm.end(), {"--out", vm_out, "--timeout", std::to_string(timeout_s), "--mem", f.vm_mem, "--disk", "2G"});
+  if (f.vm_swap != "0") vm.insert(vm.end(), {"--swap", f.vm_swap});
+  std::string kernel = !f.kernel.empty() ? f.kernel : spec.kernel.value_or("");
+  if (!kernel.empty()) vm.insert(vm.end(), {"--kernel", kernel});
   vm.push_back("--");
   vm.insert(vm.end(), inner.begin(), inner.end());
   return vm;

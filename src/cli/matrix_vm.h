@@ -16,6 +16,8 @@ struct MatrixFlags {
   std::string order;
   std::optional<uint64_t> seed;
   std::string vm_mem = "1G";
+  std::string vm_swap = "0";  // zram swap in the guest, for specs that set swap_max
+  std::string kernel;  // --kernel: the VM's kernel, over the spec's `kernel`
 };
 
 // The `cgmem vm` arguments that run this matrix in the guest. `vm_out` is

@@ -115,6 +115,7 @@ class Experiment {
   Result<void> open_parent();
   Result<Cgroup> create_marked(const std::string& name);
   Result<void> set_limits();
+  Result<void> set_high_throttle();
   Result<void> set_io_limits();
   Result<void> write_meta();
   Result<void> start();
@@ -211,7 +212,22 @@ Result<void> Experiment::set_limits() {
     if (!kept) return std::unexpected(kept.error());
     limits_[row.key] = limit_json(*kept);
   }
+  if (auto ok = set_high_throttle(); !ok) return ok;
   return set_io_limits();
+}
+
+Result<void> Experiment::set_high_throttle() {
+  if (!o_.high_throttle) return {};
+  auto written = cg_->write(files::kMemoryHighThrottle, std::to_string(*o_.high_throttle));
+  if (!written) {
+    Error error = written.error();
+    if (error.err == ENOENT)
+      error.hint = "this kernel has no memory.high.throttle (the RFC's patch): boot one with it, e.g. "
+                   "cgmem kernel build --hz 1000 --patch memory-high-throttle; cgmem vm --kernel hz1000-throttle";
+    return std::unexpected(error);
+  }
+  limits_["high_throttle"] = *o_.high_throttle;
+  return {};
 }
 
 Result<void> Experiment::set_io_limits() {

@@ -22,6 +22,7 @@ struct RunOptions {
   std::optional<std::string> parent;  // --parent: where PARENT/NAME is created
   std::optional<Limit> max, high, low, min, swap_max;
   std::optional<uint64_t> io_rbps, io_wbps;  // bytes per second on the run directory's disk
+  std::optional<unsigned> high_throttle;     // memory.high.throttle (the RFC's shift, a patched kernel)
   std::optional<unsigned> cpu;               // --cpu: the workload's CPU
   std::optional<unsigned> sampler_cpu;       // --sampler-cpu
   uint64_t interval_ns = 100'000'000;        // --interval

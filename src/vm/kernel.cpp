@@ -37,6 +37,8 @@ Result<Kernel> load_tree(const std::string& dir, const std::string& release) {
   kernel.release = *header;
   if (fs::is_directory(dir + "/lib/modules/" + release)) kernel.modules_dir = dir + "/lib/modules/" + release;
   if (fs::exists(dir + "/boot/config-" + release)) kernel.config = dir + "/boot/config-" + release;
+  kernel.name = "debian";
+  kernel.hz = read_config_hz(kernel.config);
   return kernel;
 }
 
@@ -165,6 +167,14 @@ Result<Kernel> debian_kernel(const std::string& cache, const Progress& progress)
   return fallback;
 }
 
+int read_config_hz(const std::string& config_path) {
+  if (config_path.empty()) return 0;
+  std::ifstream in(config_path);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("CONFIG_HZ=")) return std::atoi(line.c_str() + 10);
+  return 0;
+}
+
 Result<Kernel> own_kernel(const std::string& path) {
   Kernel kernel;
   std::error_code ec;
@@ -175,6 +185,13 @@ Result<Kernel> own_kernel(const std::string& path) {
   // In a build tree, arch/x86/boot/bzImage sits three levels below .config.
   fs::path tree = fs::path(kernel.image).parent_path().parent_path().parent_path().parent_path();
   if (fs::exists(tree / ".config")) kernel.config = tree / ".config";
+  // An entry of cgmem's kernel cache: bzImage, config, vmlinux.pvh side by side.
+  fs::path dir = fs::path(kernel.image).parent_path();
+  if (fs::path(kernel.image).filename() == "bzImage" && fs::exists(dir / "config")) {
+    kernel.config = dir / "config";
+    if (fs::exists(dir / "vmlinux.pvh")) kernel.pvh = dir / "vmlinux.pvh";
+  }
+  kernel.hz = read_config_hz(kernel.config);
   return kernel;
 }
 

@@ -26,7 +26,12 @@ struct Kernel {
   std::string modules_dir;  // .../lib/modules/RELEASE, empty if none
   std::string config;       // the kernel's .config, empty if unknown
   std::string note;         // what the user should know (a fallback), or empty
+  std::string name;         // a built kernel's cache name ("hz1000-throttle"), "debian", or empty for a path
+  int hz = 0;               // CONFIG_HZ from the config, 0 when unknown
 };
+
+// CONFIG_HZ in the .config at `config_path`, 0 when it cannot be read.
+int read_config_hz(const std::string& config_path);
 
 // $XDG_CACHE_HOME/cgmem, else $HOME/.cache/cgmem.
 Result<std::string> cache_dir();
@@ -39,7 +44,9 @@ using Progress = std::function<void(const std::string&)>;
 Result<Kernel> debian_kernel(const std::string& cache, const Progress& progress);
 
 // The user's own bzImage; modules and config are picked up when it sits in a
-// kernel build tree (arch/x86/boot/bzImage next to .config).
+// kernel build tree (arch/x86/boot/bzImage next to .config) or in an entry
+// of cgmem's kernel cache (bzImage next to config and vmlinux.pvh, see
+// src/kernel/cache.h).
 Result<Kernel> own_kernel(const std::string& path);
 
 // The newest "linux-image-6.12.N+debD-cloud-amd64" release in `search_output`

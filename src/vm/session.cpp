@@ -102,6 +102,7 @@ Result<Inputs> gather_inputs(const VmOptions& options, const std::string& self, 
     kernel = debian_kernel(*cache, progress);
   } else {
     kernel = own_kernel(options.kernel);
+    if (kernel) kernel->name = options.kernel_name;
   }
   if (!kernel) return std::unexpected(kernel.error());
   in.kernel = *kernel;
@@ -176,7 +177,8 @@ nlohmann::json record_json(const VmOptions& options, const VmRun& run) {
   return {
       {"exit_code", run.exit_code}, {"timed_out", run.timed_out}, {"interrupted", run.interrupted},
       {"guest_error", run.guest_error}, {"accel", accel_name(run.accel)},
-      {"kernel", {{"image", run.kernel.image}, {"pvh", run.kernel.pvh}, {"release", run.kernel.release}, {"note", run.kernel.note}}},
+      {"kernel", {{"image", run.kernel.image}, {"pvh", run.kernel.pvh}, {"release", run.kernel.release},
+                  {"note", run.kernel.note}, {"name", run.kernel.name}, {"hz", run.kernel.hz}}},
       {"boot_seconds", run.boot_seconds}, {"total_seconds", run.total_seconds},
       {"mem_bytes", options.mem_bytes}, {"cpus", options.cpus}, {"disk_bytes", options.disk_bytes},
       {"swap_bytes", options.swap_bytes}, {"cgroup_parent_memory_max", parent_cap(options.mem_bytes)},

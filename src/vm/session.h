@@ -35,6 +35,7 @@ struct VmOptions {
   std::chrono::seconds timeout{600};
   bool keep = false;                 // keep the work directory (images)
   std::string kernel;                // --kernel bzImage; empty: the pinned Debian kernel
+  std::string kernel_name;           // the cache name --kernel NAME was resolved from, or empty
   std::string cgmem;                 // --cgmem static binary; empty: found (see locate.h)
   std::optional<Accel> accel;        // forced; empty: probe
 };

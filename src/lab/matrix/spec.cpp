@@ -44,7 +44,7 @@ constexpr FlagKey kFlags[] = {
     {"io_wbps", "--io-wbps", Kind::size},   {"cpu", "--cpu", Kind::cpu},
     {"sampler_cpu", "--sampler-cpu", Kind::cpu}, {"interval", "--interval", Kind::duration_ms},
     {"cap", "--cap", Kind::duration_s},     {"neighbour", "--neighbour", Kind::duration_ms},
-    {"parent", "--parent", Kind::text},
+    {"parent", "--parent", Kind::text},     {"high_throttle", "--high-throttle", Kind::cpu},
 };
 
 const FlagKey* find_flag(std::string_view key) {
@@ -203,7 +203,7 @@ Result<void> read_workloads(const toml::table& root, const std::string& path, Ma
 }
 
 Result<void> read_top(const toml::table& root, const std::string& path, MatrixSpec& spec) {
-  static const std::set<std::string> known = {"name", "claim", "reps", "order", "seed", "defaults", "configs", "workloads"};
+  static const std::set<std::string> known = {"name", "claim", "reps", "order", "seed", "defaults", "configs", "workloads", "kernel"};
   for (const auto& [k, node] : root)
     if (!known.count(std::string(k.str()))) return spec_error(path, fmt::format("unknown key '{}'", k.str()));
   for (const char* key : {"name", "claim", "order"})
@@ -215,6 +215,12 @@ Result<void> read_top(const toml::table& root, const std::string& path, MatrixSp
     fs::path p(*claim);
     if (p.is_relative()) p = fs::path(path).parent_path() / p;
     spec.claim = fs::absolute(p).lexically_normal().string();
+  }
+  // kernel = "hz1000-throttle": the VM boots this kernel (cgmem kernel list).
+  if (root.contains("kernel")) {
+    auto kernel = root["kernel"].value<std::string>();
+    if (!kernel || kernel->empty()) return spec_error(path, "kernel must be a kernel name or a bzImage path");
+    spec.kernel = *kernel;
   }
   auto reps = integer(root, "reps", "", path, 1, kMaxReps);
   if (!reps) return std::unexpected(reps.error());

@@ -3,6 +3,7 @@
 //
 //   name = "quick"
 //   claim = "CLAIM.md"        # optional: pre-registered claim, hashed into every run
+//   kernel = "hz1000"         # optional: the VM boots this kernel (cgmem kernel build)
 //   reps = 3
 //   order = "fixed"           # or "shuffle" (with seed)
 //   [defaults]                # `cgmem run` options for every run
@@ -48,6 +49,7 @@ struct MatrixSpec {
   std::string name;
   std::string path;                  // the spec file
   std::optional<std::string> claim;  // absolute path of the claim file
+  std::optional<std::string> kernel; // the VM's kernel: a cached name (hz1000-throttle) or a bzImage
   int reps = 3;
   bool shuffle = false;
   uint64_t seed = 1;

@@ -1,0 +1,158 @@
+// cgmem kernel: kernels of cgmem's own, built from Debian's linux-source-6.12
+// (src/kernel/, docs/kernel.md).
+//   cgmem kernel build [--hz N] [--patch NAME] [--jobs N]   build one (or find it cached)
+//   cgmem kernel list                                       what the cache holds
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <csignal>
+#include <thread>
+
+#include "cli/app.h"
+#include "cli/exit_codes.h"
+#include "cli/handlers.h"
+#include "kernel/build.h"
+
+namespace cgmem::cli {
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+
+struct BuildArgs {
+  int hz = 1000;
+  std::string patch, source;
+  unsigned jobs = 0;
+  bool force = false;
+};
+
+nlohmann::json entry_json(const kernel::Entry& e, const std::optional<std::string>& current_key) {
+  auto j = nlohmann::json::parse(kernel::entry_json(e));
+  j["dir"] = e.dir;
+  j["image"] = e.image();
+  if (current_key) j["current"] = e.key == *current_key;
+  return j;
+}
+
+std::string minutes(double seconds) {
+  return fmt::format("{}:{:02}", static_cast<int>(seconds) / 60, static_cast<int>(seconds) % 60);
+}
+
+// "compile: 412 of ~1130 files, 2:13" redrawn on a terminal, a line every
+// 30 s otherwise (a log, CI).
+kernel::BuildEvents progress_events(bool quiet) {
+  kernel::BuildEvents events;
+  if (quiet) return events;
+  bool tty = isatty(2);
+  events.step = [](const std::string& step) { fmt::print(stderr, "cgmem kernel: {}\n", step); };
+  events.compiling = [tty, last = -30.0](uint64_t done, uint64_t expected, double seconds) mutable {
+    if (!tty && seconds - last < 30) return;
+    last = seconds;
+    std::string of = expected ? fmt::format(" of ~{}", expected) : "";
+    std::string line = fmt::format("cgmem kernel: compile: {}{} files, {}", done, of, minutes(seconds));
+    if (tty) fmt::print(stderr, "\r{}   ", line);
+    else fmt::print(stderr, "{}\n", line);
+  };
+  return events;
+}
+
+int run_build(const BuildArgs& a, bool json) {
+  auto kernels = kernel::kernels_dir();
+  if (!kernels) return print_error(kernels.error()), kUnavailable;
+  auto source = a.source.empty() ? kernel::debian_source() : kernel::tarball_source(a.source);
+  if (!source) return print_error(source.error()), kUnavailable;
+  kernel::BuildRequest request{.inputs = {.hz = a.hz}, .source = *source, .kernels = *kernels, .force = a.force};
+  if (!a.patch.empty()) request.inputs.patch = a.patch;
+  request.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
+  if (!json)
+    fmt::print(stderr, "cgmem kernel: {} (key {}) from {} {}\n", kernel::kernel_name(request.inputs),
+               kernel::cache_key(*source, request.inputs), source->tarball, source->version);
+  auto built = kernel::build_kernel(request, progress_events(json), &g_stop);
+  if (!json && isatty(2)) fmt::print(stderr, "\n");
+  if (!built) return print_error(built.error()), g_stop ? kInterrupted : kFailure;
+  const auto& e = built->entry;
+  if (json) {
+    auto j = entry_json(e, e.key);
+    j["cache_hit"] = built->cache_hit;
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{} {}: {} (HZ={}{}), {}\n", e.name, built->cache_hit ? "cache hit" : "built", e.release, e.hz,
+               e.patch.empty() ? "" : ", patch " + e.patch, e.image());
+    if (!built->cache_hit) fmt::print("build took {} with -j{}\n", minutes(e.seconds), e.jobs);
+    fmt::print("next: cgmem vm --kernel {} -- host\n", e.name);
+  }
+  return kOk;
+}
+
+int run_list(bool json) {
+  auto kernels = kernel::kernels_dir();
+  if (!kernels) return print_error(kernels.error()), kUnavailable;
+  auto entries = kernel::list_entries(*kernels);
+  // "current": built from this cgmem's fragment and patch and the installed
+  // source. Without the source package that cannot be said.
+  auto source = kernel::debian_source();
+  auto current = [&](const kernel::Entry& e) -> std::optional<std::string> {
+    if (!source) return std::nullopt;
+    auto inputs = kernel::inputs_from_name(e.name);
+    if (!inputs) return std::nullopt;
+    return kernel::cache_key(*source, *inputs);
+  };
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : entries) out.push_back(entry_json(e, current(e)));
+    fmt::print("{}\n", nlohmann::json{{"cache", *kernels}, {"kernels", out}}.dump(2));
+    return kOk;
+  }
+  if (entries.empty()) {
+    fmt::print("no kernels built in {}\nbuild one: cgmem kernel build --hz 1000 --patch memory-high-throttle\n",
+               *kernels);
+    return kOk;
+  }
+  fmt::print("{:<18} {:<13} {:>5} {:<21} {:<20} {:>6} {:<8}\n", "name", "key", "hz", "patch", "built", "build",
+             "inputs");
+  for (const auto& e : entries) {
+    auto key = current(e);
+    std::string state = !key ? "?" : *key == e.key ? "current" : "older";
+    fmt::print("{:<18} {:<13} {:>5} {:<21} {:<20} {:>6} {:<8}\n", e.name, e.key, e.hz,
+               e.patch.empty() ? "-" : e.patch, e.built_at, minutes(e.seconds), state);
+  }
+  fmt::print("cache: {}\n", *kernels);
+  return kOk;
+}
+
+}  // namespace
+
+int run_kernel(std::span<char*> args) {
+  CLI::App app(
+      "cgmem kernel build|list\n"
+      "Kernels of cgmem's own for `cgmem vm --kernel NAME`: Debian's linux-source-6.12, configured from "
+      "kernel/config/lab.config over tinyconfig, optionally patched, cached. See docs/kernel.md.",
+      "kernel");
+  BuildArgs build;
+  bool json = false;
+  app.add_flag("--json", json, "print JSON");
+  auto* cmd = app.add_subcommand("build", "build a kernel (a cache hit when built before with the same inputs)");
+  cmd->add_option("--hz", build.hz, "CONFIG_HZ")->check(CLI::IsMember({100, 250, 300, 1000}))->capture_default_str();
+  cmd->add_option("--patch", build.patch, "apply a patch from kernel/patches")
+      ->check(CLI::IsMember(kernel::patch_names()));
+  cmd->add_option("--jobs", build.jobs, "make -jN (default: the number of CPUs)")->check(CLI::Range(1u, 256u));
+  cmd->add_option("--source", build.source, "a kernel source .tar.xz instead of Debian's linux-source-6.12")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--force", build.force, "build again even when cached");
+  cmd->add_flag("--json", json, "print the cache entry as JSON");
+  auto* list = app.add_subcommand("list", "the kernels in the cache");
+  list->add_flag("--json", json, "print JSON");
+  app.require_subcommand(1);
+  app.footer("Example: cgmem kernel build --hz 1000 --patch memory-high-throttle");
+  if (int code = parse(app, args); code >= 0) return code;
+  if (app.got_subcommand("build")) return run_build(build, json);
+  return run_list(json);
+}
+
+}  // namespace cgmem::cli

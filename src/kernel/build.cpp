@@ -1,0 +1,258 @@
+#include "kernel/build.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "kernel/step.h"
+#include "vm/bzimage.h"
+#include "vm/elf.h"
+
+namespace fs = std::filesystem;
+
+namespace cgmem::kernel {
+
+namespace {
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return stamp;
+}
+
+// One build in its temporary directory: the steps share the log, the
+// directories and the way a failure is reported.
+class Build {
+ public:
+  Build(const BuildRequest& request, const BuildEvents& events, const volatile std::sig_atomic_t* stop,
+        std::string tmp)
+      : request_(request), events_(events), stop_(stop), tmp_(std::move(tmp)),
+        name_(kernel_name(request.inputs)), key_(cache_key(request.source, request.inputs)) {}
+
+  const std::string& name() const { return name_; }
+  const std::string& key() const { return key_; }
+  std::string src() const { return tmp_ + "/src"; }
+  std::string entry_dir() const { return tmp_ + "/entry"; }
+  std::string log() const { return entry_dir() + "/build.log"; }
+  std::string final_dir() const { return request_.kernels + "/" + name_ + "-" + key_; }
+  std::string failed_log() const { return final_dir() + ".failed.log"; }
+
+  // Runs one program of the step `step`; a nonzero exit fails the build.
+  Result<void> run(const std::string& step, const std::vector<std::string>& argv, const std::string& cwd,
+                   std::function<void()> tick = {}) {
+    auto code = run_step({.argv = argv, .cwd = cwd, .log = log(), .tick = std::move(tick), .stop = stop_});
+    if (!code) return failed(step, code.error().message());
+    if (*code == 128 + SIGINT && stop_ && *stop_) return failed(step, "interrupted");
+    if (*code != 0) {
+      std::string shown = fmt::format("{}", fmt::join(argv, " "));
+      return failed(step, fmt::format("'{}' exited with {}: {}", shown, *code, error_lines(read_text(log()))));
+    }
+    return {};
+  }
+
+  // Keeps the log as NAME-KEY.failed.log and says which step failed.
+  std::unexpected<Error> failed(const std::string& step, const std::string& why) {
+    std::error_code ec;
+    fs::rename(log(), failed_log(), ec);
+    std::string kept = ec ? std::string("(the log could not be kept: ") + ec.message() + ")" : failed_log();
+    return fail(fmt::format("kernel build {} failed at step '{}': {}", name_, step, why), {},
+                "the build log is kept: " + kept);
+  }
+
+  Result<void> unpack() {
+    std::error_code ec;
+    fs::create_directories(src(), ec);
+    if (ec) return failed("unpack", "create " + src() + ": " + ec.message());
+    auto ok = run("unpack", {"tar", "-xf", request_.source.tarball, "-C", src(), "--strip-components=1"}, {});
+    if (ok && !fs::exists(src() + "/Makefile"))
+      return failed("unpack", request_.source.tarball + " holds no kernel source tree (no Makefile at its top)");
+    return ok;
+  }
+
+  Result<void> patch() {
+    if (!request_.inputs.patch) return {};
+    auto text = patch_text(*request_.inputs.patch);
+    if (!text) return failed("patch", text.error().message());
+    std::string file = tmp_ + "/" + *request_.inputs.patch + ".patch";
+    std::ofstream(file, std::ios::binary) << *text;
+    return run("patch", {"patch", "-p1", "--forward", "--batch", "-i", file}, src());
+  }
+
+  Result<void> configure() {
+    std::string frag = tmp_ + "/fragment.config";
+    std::string wanted = fragment(request_.inputs);
+    std::ofstream(frag, std::ios::binary) << wanted;
+    if (auto ok = run("configure", {"make", "tinyconfig"}, src()); !ok) return ok;
+    if (auto ok = run("configure", {"sh", "scripts/kconfig/merge_config.sh", "-m", ".config", frag}, src()); !ok)
+      return ok;
+    if (auto ok = run("configure", {"make", "olddefconfig"}, src()); !ok) return ok;
+    auto missing = missing_options(wanted, read_text(src() + "/.config"));
+    if (!missing.empty()) {
+      return failed("configure", fmt::format("make olddefconfig dropped {} (a dependency is off; fix "
+                                             "kernel/config/lab.config)", fmt::join(missing, ", ")));
+    }
+    return {};
+  }
+
+  Result<void> compile(uint64_t expected) {
+    auto start = std::chrono::steady_clock::now();
+    uint64_t compiled = 0;
+    std::streamoff offset = static_cast<std::streamoff>(fs::file_size(log()));
+    std::string partial;
+    auto tick = [&] {
+      std::ifstream in(log(), std::ios::binary);
+      in.seekg(offset);
+      std::string fresh((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      offset += static_cast<std::streamoff>(fresh.size());
+      partial += fresh;
+      size_t cut = partial.rfind('\n');
+      if (cut != std::string::npos) {
+        compiled += count_compiled(partial.substr(0, cut + 1));
+        partial.erase(0, cut + 1);
+      }
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (events_.compiling) events_.compiling(compiled, expected, seconds);
+    };
+    auto ok = run("compile", {"make", fmt::format("-j{}", request_.jobs), "bzImage"}, src(), tick);
+    tick();
+    objects_ = compiled;
+    return ok;
+  }
+
+  Result<Entry> install(double seconds_so_far) {
+    std::error_code ec;
+    fs::copy_file(src() + "/arch/x86/boot/bzImage", entry_dir() + "/bzImage", ec);
+    if (ec) return failed("install", "copy arch/x86/boot/bzImage: " + ec.message());
+    fs::copy_file(src() + "/.config", entry_dir() + "/config", ec);
+    if (ec) return failed("install", "copy .config: " + ec.message());
+    // vmlinux with a PVH note boots without the firmware's setup and the
+    // self-decompression that TCG runs slowly.
+    if (auto pvh = vm::has_pvh_note(src() + "/vmlinux"); pvh && *pvh) {
+      fs::copy_file(src() + "/vmlinux", entry_dir() + "/vmlinux.pvh", ec);
+      if (ec) return failed("install", "copy vmlinux: " + ec.message());
+    }
+    auto release = vm::read_bzimage_release(entry_dir() + "/bzImage");
+    if (!release) return failed("install", release.error().message());
+    Entry entry{.dir = final_dir(), .name = name_, .key = key_, .hz = request_.inputs.hz,
+                .patch = request_.inputs.patch.value_or(""), .source_version = request_.source.version,
+                .release = *release, .built_at = now_utc(), .seconds = seconds_so_far, .jobs = request_.jobs,
+                .objects = objects_, .image_bytes = fs::file_size(entry_dir() + "/bzImage", ec)};
+    std::ofstream(entry_dir() + "/" + kEntryFile) << entry_json(entry);
+    // Replace an older entry of the same key (--force) by moving it aside first.
+    if (fs::exists(final_dir())) {
+      if (!request_.force) {
+        if (auto other = read_entry(final_dir())) return *other;  // a concurrent build finished first
+      }
+      fs::rename(final_dir(), tmp_ + "/old", ec);
+    }
+    fs::rename(entry_dir(), final_dir(), ec);
+    if (ec) return failed("install", "rename into " + final_dir() + ": " + ec.message());
+    fs::remove(failed_log(), ec);
+    return entry;
+  }
+
+ private:
+  const BuildRequest& request_;
+  const BuildEvents& events_;
+  const volatile std::sig_atomic_t* stop_;
+  std::string tmp_, name_, key_;
+  uint64_t objects_ = 0;
+};
+
+// The compile count of the last build of the same name, for the progress line.
+uint64_t expected_objects(const std::string& kernels, const std::string& name) {
+  for (const auto& entry : list_entries(kernels))
+    if (entry.name == name && entry.objects > 0) return entry.objects;
+  return 0;
+}
+
+}  // namespace
+
+Result<BuildResult> build_kernel(const BuildRequest& request, const BuildEvents& events,
+                                 const volatile std::sig_atomic_t* stop) {
+  std::string name = kernel_name(request.inputs), key = cache_key(request.source, request.inputs);
+  if (!request.force)
+    if (auto entry = find_entry(request.kernels, name, key)) return BuildResult{*entry, true};
+  std::error_code ec;
+  fs::create_directories(request.kernels, ec);
+  if (ec) return fail("create the kernel cache: " + ec.message(), request.kernels);
+  std::string tmp = request.kernels + "/.build-" + name + "-" + key + "-XXXXXX";
+  if (!mkdtemp(tmp.data())) return sys_error("create a temporary build directory", tmp);
+  fs::create_directories(tmp + "/entry", ec);
+  Build build(request, events, stop, tmp);
+  auto start = std::chrono::steady_clock::now();
+  auto step = [&](const char* name) {
+    if (events.step) events.step(name);
+  };
+  Result<Entry> entry = std::unexpected(Error{});
+  uint64_t expected = expected_objects(request.kernels, name);
+  Result<void> ok = (step("unpack"), build.unpack());
+  if (ok && request.inputs.patch) ok = (step("patch"), build.patch());
+  if (ok) ok = (step("configure"), build.configure());
+  if (ok) ok = (step("compile"), build.compile(expected));
+  if (ok) {
+    step("install");
+    entry = build.install(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  } else {
+    entry = std::unexpected(ok.error());
+  }
+  fs::remove_all(tmp, ec);
+  if (!entry) return std::unexpected(entry.error());
+  return BuildResult{*entry, false};
+}
+
+std::vector<std::string> missing_options(const std::string& fragment, const std::string& config) {
+  std::set<std::string> have;
+  std::istringstream lines(config);
+  for (std::string line; std::getline(lines, line);) have.insert(line);
+  std::vector<std::string> missing;
+  std::istringstream wanted(fragment);
+  for (std::string line; std::getline(wanted, line);) {
+    bool set = line.starts_with("CONFIG_");
+    bool unset = line.starts_with("# CONFIG_") && line.ends_with(" is not set");
+    if (!set && !unset) continue;
+    // "not set" is also met when the option is absent (its menu is off).
+    std::string option = set ? line.substr(0, line.find('=')) : line.substr(2, line.find(' ', 2) - 2);
+    if (unset && (have.contains(line) || !std::ranges::any_of(have, [&](const std::string& l) {
+                    return l.starts_with(option + "=");
+                  })))
+      continue;
+    if (set && have.contains(line)) continue;
+    missing.push_back(line);
+  }
+  return missing;
+}
+
+int config_hz(const std::string& config) {
+  size_t at = config.find("\nCONFIG_HZ=");
+  if (at == std::string::npos) return 0;
+  return std::atoi(config.c_str() + at + 11);
+}
+
+uint64_t count_compiled(const std::string& make_output) {
+  uint64_t n = 0;
+  std::istringstream lines(make_output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("  CC ")) ++n;
+  return n;
+}
+
+}  // namespace cgmem::kernel

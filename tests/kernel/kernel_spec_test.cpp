@@ -1,0 +1,54 @@
+// A matrix spec that names its kernel and the RFC's shift, and the `cgmem vm`
+// command line that runs it (src/cli/matrix_vm.cpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "cli/matrix_vm.h"
+#include "lab/matrix/spec.h"
+
+namespace {
+
+constexpr const char* kSpec = R"(name = "rfc"
+kernel = "hz1000-throttle"
+[[configs]]
+name = "shift3"
+high = "10M"
+high_throttle = 3
+[[workloads]]
+name = "w"
+args = ["--target", "1G"]
+)";
+
+TEST(KernelSpec, NamesItsKernelAndTheShift) {
+  auto spec = cgmem::lab::parse_spec(kSpec, "/specs/rfc.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message();
+  EXPECT_EQ(spec->kernel, "hz1000-throttle");
+  EXPECT_EQ(spec->configs[0].flags.at("high_throttle"), "3");
+  EXPECT_EQ(cgmem::lab::run_flag("high_throttle"), "--high-throttle");
+  auto bad = cgmem::lab::parse_spec("kernel = 3\n", "s.toml");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("kernel must be a kernel name or a bzImage path"), std::string::npos);
+}
+
+std::vector<std::string> vm_side(const std::vector<std::string>& args) {
+  return {args.begin(), std::ranges::find(args, "--")};
+}
+
+TEST(KernelSpec, TheVmBootsTheSpecsKernelUnlessTheFlagSaysOtherwise) {
+  auto spec = cgmem::lab::parse_spec(kSpec, "/specs/rfc.toml");
+  ASSERT_TRUE(spec.has_value());
+  cgmem::cli::MatrixFlags f;
+  auto args = vm_side(cgmem::cli::vm_arguments(f, *spec, "/out", "", 60));
+  auto at = std::ranges::find(args, "--kernel");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), "hz1000-throttle");
+  EXPECT_EQ(std::ranges::find(args, "--swap"), args.end());
+  f.kernel = "hz1000";
+  f.vm_swap = "64M";
+  args = vm_side(cgmem::cli::vm_arguments(f, *spec, "/out", "", 60));
+  EXPECT_EQ(*(std::ranges::find(args, "--kernel") + 1), "hz1000");
+  EXPECT_EQ(*(std::ranges::find(args, "--swap") + 1), "64M");
+}
+
+}  // namespace

@@ -1,0 +1,116 @@
+// The RFC's memory.high.throttle on the kernel cgmem built with its patch
+// (hz1000-throttle), read from what throttle/run.sh wrote in the guest. The
+// boot is the CTest fixture kernel_throttle_boot; these checks never boot.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/predict.h"
+
+namespace {
+
+std::string read(const std::string& relative) {
+  std::ifstream in(std::string(CGMEM_KERNEL_VM_OUT) + "/" + relative);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string trimmed(const std::string& relative) {
+  std::string text = read(relative);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+TEST(KernelThrottle, TheGuestRanThePatchedKernel) {
+  auto record = nlohmann::json::parse(read("../throttle.vm.json"), nullptr, false);
+  ASSERT_TRUE(record.is_object()) << "no record: did the boot fixture run?";
+  EXPECT_EQ(record["kernel"]["name"], "hz1000-throttle");
+  EXPECT_EQ(record["kernel"]["hz"], 1000);
+  EXPECT_EQ(record["guest"]["kernel_release"], "6.12.117-cgmem-hz1000-throttle");
+  EXPECT_EQ(record["exit_code"], 0);
+}
+
+TEST(KernelThrottle, FileExistsOnNonRootCgroupsOnly) {
+  EXPECT_EQ(trimmed("files/on_root"), "no");
+  EXPECT_EQ(trimmed("files/on_parent"), "yes");
+  EXPECT_EQ(trimmed("files/default"), "0");
+}
+
+TEST(KernelThrottle, AcceptsZeroToThirtyTwoAndRejectsTheRest) {
+  EXPECT_EQ(read("files/writes"),
+            "[0] ok 0\n"
+            "[1] ok 1\n"
+            "[16] ok 16\n"
+            "[32] ok 32\n"
+            "[33] rejected 32\n"
+            "[-1] rejected 32\n"
+            "[abc] rejected 32\n"
+            "[1.5] rejected 32\n"
+            "[] rejected 32\n");
+}
+
+struct Op {
+  uint64_t current_after = 0;
+  double seconds = 0;
+};
+
+std::vector<Op> ops(int shift) {
+  std::vector<Op> out;
+  std::istringstream in(read("shift" + std::to_string(shift) + "/ops.jsonl"));
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object()) continue;
+    out.push_back({j.value("current_after", uint64_t{0}), j.value("lat_ns", uint64_t{0}) / 1e9});
+  }
+  return out;
+}
+
+// The throttled ops (the model says they sleep between 100 ms and the 2 s
+// cap at shift 0) of both runs, op by op: the same growth, so the same usage.
+TEST(KernelThrottle, ShiftOneHalvesTheSleepAtTheSameOverage) {
+  ASSERT_EQ(trimmed("shift0.status"), "0") << read("shift0.out");
+  ASSERT_EQ(trimmed("shift1.status"), "0") << read("shift1.out");
+  auto s0 = ops(0), s1 = ops(1);
+  ASSERT_GE(s0.size(), 70u);
+  ASSERT_EQ(s0.size(), s1.size());
+  const uint64_t high = 16u << 20, chunk = 256u << 10;
+  cgmem::model::Throttle t0{.kernel = {.hz = 1000}, .high = high, .shift = 0};
+  cgmem::model::Throttle t1 = t0;
+  t1.shift = 1;
+  double measured0 = 0, measured1 = 0, model0 = 0, model1 = 0;
+  std::vector<double> ratios;
+  for (size_t i = 0; i < s0.size(); ++i) {
+    // Usage after the charge, where the kernel evaluates the penalty.
+    uint64_t usage = s0[i].current_after;
+    double predicted = cgmem::model::op_seconds(t0, usage, chunk);
+    if (predicted < 0.1 || predicted >= 2.0) continue;
+    ASSERT_LT(std::max(usage, s1[i].current_after) - std::min(usage, s1[i].current_after), chunk) << "op " << i;
+    measured0 += s0[i].seconds;
+    measured1 += s1[i].seconds;
+    model0 += predicted;
+    model1 += cgmem::model::op_seconds(t1, s1[i].current_after, chunk);
+    ratios.push_back(s1[i].seconds / s0[i].seconds);
+  }
+  ASSERT_GE(ratios.size(), 5u) << "too few throttled ops to compare";
+  std::ranges::sort(ratios);
+  double median = ratios[ratios.size() / 2];
+  std::printf("%zu throttled ops: shift 0 %.3f s (model %.3f s), shift 1 %.3f s (model %.3f s), median ratio %.3f\n",
+              ratios.size(), measured0, model0, measured1, model1, median);
+  EXPECT_NEAR(median, 0.5, 0.1);
+  EXPECT_NEAR(measured1 / measured0, model1 / model0, 0.1);
+  // Each shift against the model: sleeps are at least the penalty, and the
+  // timer wheel (at most 12.5% at HZ=1000) and emulation add a little.
+  EXPECT_GT(measured0 / model0, 0.9) << measured0 << " s measured, " << model0 << " s predicted";
+  EXPECT_LT(measured0 / model0, 1.5) << measured0 << " s measured, " << model0 << " s predicted";
+  EXPECT_GT(measured1 / model1, 0.9) << measured1 << " s measured, " << model1 << " s predicted";
+  EXPECT_LT(measured1 / model1, 1.5) << measured1 << " s measured, " << model1 << " s predicted";
+}
+
+}  // namespace

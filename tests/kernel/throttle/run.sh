@@ -1,0 +1,30 @@
+# The patched kernel's memory.high.throttle, checked in the guest by
+# `cgmem vm --kernel hz1000-throttle --script run.sh`; everything lands in the
+# working directory, which comes back as --out DIR and is checked by
+# kernel_vm_test.cpp on the host.
+#
+# files/: where the file exists, what it reads, what writes it takes.
+root=/sys/fs/cgroup
+parent=$CGMEM_CGROUP_PARENT
+mkdir -p files
+[ -e "$root/memory.high.throttle" ] && echo yes > files/on_root || echo no > files/on_root
+[ -e "$parent/memory.high.throttle" ] && echo yes > files/on_parent || echo no > files/on_parent
+cg=$parent/knob
+mkdir "$cg"
+cat "$cg/memory.high.throttle" > files/default
+# One line per value written: "VALUE ok|rejected READ-BACK".
+for v in 0 1 16 32 33 -1 abc 1.5 ''; do
+  if echo "$v" > "$cg/memory.high.throttle" 2>/dev/null; then r=ok; else r=rejected; fi
+  echo "[$v] $r $(cat "$cg/memory.high.throttle")"
+done > files/writes
+rmdir "$cg"
+
+# The same growth at shift 0 and 1: memory.high 16M, no memory.max, no swap,
+# 256 KiB operations to 19M on CPU 0, the sampler on CPU 1 (one sleep per
+# batch). Each run's ops.jsonl holds the latency at each usage.
+for shift in 0 1; do
+  cgmem run --name shift$shift --out shift$shift --high 16M --high-throttle "$shift" --cap 60s \
+    --cpu 0 --sampler-cpu 1 --quiet -- --target 19M > shift$shift.out 2>&1
+  echo $? > shift$shift.status
+done
+exit 0
