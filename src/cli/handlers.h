@@ -15,5 +15,6 @@ int run_run(std::span<char*> args);
 int run_gc(std::span<char*> args);
 int run_report(std::span<char*> args);
 int run_matrix(std::span<char*> args);
+int run_watch(std::span<char*> args);
 
 }  // namespace cgmem::cli
