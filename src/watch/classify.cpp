@@ -23,7 +23,7 @@ Events event_rises(const Events& a, const Events& b) {
 
 std::string_view state_name(State s) {
   static constexpr std::array<std::string_view, kStateCount> kNames = {
-      "ok", "near_high", "reclaiming", "at_max", "throttled", "thrashing", "oom_killed", "gone"};
+      "ok", "near_high", "reclaiming", "at_max", "thrashing", "throttled", "oom_killed", "gone"};
   return kNames[static_cast<size_t>(s)];
 }
 
@@ -43,6 +43,7 @@ Rates rates_between(const Sample& a, const Sample& b) {
   r.refaults_per_s =
       double(rise(a.refault_anon, b.refault_anon) + rise(a.refault_file, b.refault_file)) / r.dt_s;
   r.pgfault_per_s = double(rise(a.pgfault, b.pgfault)) / r.dt_s;
+  r.pgmajfault_per_s = double(rise(a.pgmajfault, b.pgmajfault)) / r.dt_s;
   r.growth_bytes_per_s = (double(b.current) - double(a.current)) / r.dt_s;
   r.memory_some = share(a.memory.some_usec, b.memory.some_usec, r.dt_s);
   r.memory_full = share(a.memory.full_usec, b.memory.full_usec, r.dt_s);
@@ -69,12 +70,16 @@ Verdict classify(const Sample& now, const Rates& r, const Observed& o, const Thr
   if (r.refaults_per_s >= t.thrash_refaults_per_s) why |= kRefaulting;
   if (r.io_some >= t.thrash_io_share) why |= kIoStalled;
   if (r.memory_some >= t.sleep_share) why |= kMemoryStalled;
+  if (r.pgmajfault_per_s >= t.thrash_majfaults_per_s) why |= kMajorFaults;
 
   auto has = [&](uint32_t bits) { return (why & bits) == bits; };
-  bool asleep = why & (kMemoryStalled | kTasksOverHigh);
+  // Memory PSI also counts waits for refaulted pages; it shows sleeping
+  // over memory.high only when nothing refaults.
+  bool asleep = (why & kTasksOverHigh) || ((why & kMemoryStalled) && !(why & kRefaulting));
   State s = State::ok;
   if (has(kOomKill)) s = State::oom_killed;
-  else if (has(kRefaulting | kReclaimFrees | kIoStalled)) s = State::thrashing;
+  else if (!o.inner && has(kRefaulting | kReclaimFrees | kMajorFaults) && (why & (kIoStalled | kMemoryStalled)))
+    s = State::thrashing;
   else if (has(kHighRising) && (asleep || !(why & kReclaimFrees))) s = State::throttled;
   else if (has(kMaxRising)) s = State::at_max;
   else if (has(kHighRising)) s = State::reclaiming;

@@ -31,10 +31,10 @@ std::string short_duration(double s) {
 }
 
 std::vector<std::string_view> reason_names(uint32_t reasons) {
-  static constexpr std::array<std::string_view, 13> kNames = {
+  static constexpr std::array<std::string_view, 14> kNames = {
       "first_sample", "high_rising",    "max_rising",   "oom_kill",     "reclaim_frees",
       "refaulting",   "io_stalled",     "memory_stalled", "tasks_over_high", "near_high",
-      "over_high",    "descendant_kill", "vanished"};
+      "over_high",    "descendant_kill", "vanished", "major_faults"};
   std::vector<std::string_view> out;
   for (size_t i = 0; i < kNames.size(); ++i)
     if (reasons & (1u << i)) out.push_back(kNames[i]);
@@ -55,6 +55,7 @@ std::vector<std::string> describe(const Row& row) {
   if (why & kRefaulting)
     out.push_back(fmt::format("refaults {:.0f} pages/s with pgsteal {:.0f} pages/s", r.refaults_per_s,
                               r.pgsteal_per_s));
+  if (why & kMajorFaults) out.push_back(fmt::format("{:.0f} major faults/s", r.pgmajfault_per_s));
   if (why & kIoStalled) out.push_back(fmt::format("io PSI some {}", percent(r.io_some)));
   if (why & kHighRising)
     out.push_back(fmt::format("high +{} in {:.2f} s = {:.1f} sleeps/s", r.rise.high, r.dt_s, r.sleeps_per_s));
@@ -99,6 +100,7 @@ nlohmann::json row_json(const Row& row, double unix_time_s) {
                   {"pgsteal_per_s", r.pgsteal_per_s},
                   {"refaults_per_s", r.refaults_per_s},
                   {"pgfault_per_s", r.pgfault_per_s},
+                  {"pgmajfault_per_s", r.pgmajfault_per_s},
                   {"growth_bytes_per_s", r.growth_bytes_per_s},
                   {"oom_kills", r.rise.oom_kill + r.rise.oom_group_kill},
                   {"descendant_oom_kills", r.descendant_oom_kill},

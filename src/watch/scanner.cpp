@@ -26,9 +26,12 @@ struct Scanner::Entry {
   int dir_fd = -1;
   std::array<int, kFileCount> fds;  // -1: not open (read by openat each scan)
   bool preopened = false;
+  bool files_tried = false;  // open_files ran
   bool matched = false;   // the path matches options.match
   bool reported = false;  // matched and memory.current is there
   bool removed = false;   // reported gone: dropped at the next scan
+  bool inner = false;     // a child with a row was seen in this scan
+  Entry* parent = nullptr;
   uint64_t seen = 0;      // generation of the last walk that found it
   uint64_t event_seen = 0;
   int wd = -1;
@@ -51,6 +54,9 @@ struct Scanner::Index {
 namespace {
 
 constexpr size_t kReserveFds = 128;  // stdout, inotify, /proc reads, the caller's own
+// Files are kept open only while this many descriptors stay free for the
+// directories of cgroups created later (a directory fd is needed to walk).
+constexpr size_t kDirHeadroom = 1024;
 
 // Raises the soft open-file limit as far as allowed (to the hard limit; as
 // root, the hard limit too, up to fs.nr_open) and returns the soft limit.
@@ -129,25 +135,30 @@ Result<std::unique_ptr<Scanner>> Scanner::open(ScanOptions options) {
   s->fds_open_ = 1;
   s->index_->by_id.emplace(e->id, e.get());
   s->entries_.push_back(std::move(e));
-  s->open_files(*s->entries_.back());
   return s;
 }
 
 int Scanner::event_fd() const { return inotify_fd_; }
 
+// Runs after a walk has opened every directory, so directories come first
+// and files take what the descriptor budget leaves.
 void Scanner::open_files(Entry& e) {
-  e.matched = !options_.match || std::regex_search(e.rel, *options_.match);
+  if (!e.files_tried) e.matched = !options_.match || std::regex_search(e.rel, *options_.match);
+  e.files_tried = true;
   if (!e.matched) return;
-  bool keep = fds_open_ + kFileCount <= fd_budget_;
-  for (size_t i = 0; i < kFileCount && keep; ++i) {
-    e.fds[i] = ::openat(e.dir_fd, kFileNames[i], O_RDONLY | O_CLOEXEC);
-    if (e.fds[i] >= 0) ++fds_open_;
-  }
-  e.preopened = keep;
-  if (keep) {
-    e.reported = e.fds[0] >= 0;
+  // No memory.current: the memory controller is off here (or the root); tried again next scan.
+  int current = ::openat(e.dir_fd, kFileNames[0], O_RDONLY | O_CLOEXEC);
+  e.reported = current >= 0;
+  if (!e.reported) return;
+  e.preopened = fds_open_ + kFileCount + kDirHeadroom <= fd_budget_;
+  if (!e.preopened) {
+    ::close(current);
   } else {
-    e.reported = ::faccessat(e.dir_fd, kFileNames[0], R_OK, 0) == 0;
+    e.fds[0] = current;
+    for (size_t i = 0; i < kFileCount; ++i) {
+      if (i > 0) e.fds[i] = ::openat(e.dir_fd, kFileNames[i], O_RDONLY | O_CLOEXEC);
+      if (e.fds[i] >= 0) ++fds_open_;
+    }
   }
   if (e.reported && inotify_fd_ >= 0 && e.wd < 0) {
     std::string events = e.path + "/" + kFileNames[size_t(File::events)];
@@ -161,12 +172,16 @@ void Scanner::add_child(size_t parent, std::string_view name, uint64_t id) {
   Entry& p = *entries_[parent];
   auto e = std::make_unique<Entry>();
   e->dir_fd = ::openat(p.dir_fd, std::string(name).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (e->dir_fd < 0) return;  // removed since getdents, or unreadable: not ours to watch
+  if (e->dir_fd < 0) {  // removed since getdents, unreadable, or out of descriptors
+    if (errno == EMFILE || errno == ENFILE) ++stats_.skipped;
+    return;
+  }
   if (options_.identity == Identity::saved) {
     // A directory the snapshot holds only as a parent keeps the copy's inode.
     id = saved_id(e->dir_fd).value_or(id);
     if (auto found = index_->by_id.find(id); found != index_->by_id.end()) {
       found->second->seen = generation_;
+      found->second->parent = &p;  // the copy's parent directory is a new entry
       return;
     }
   }
@@ -175,16 +190,23 @@ void Scanner::add_child(size_t parent, std::string_view name, uint64_t id) {
   e->rel = (p.rel == "/" ? "" : p.rel) + "/" + std::string(name);
   e->id = id;
   e->depth = p.depth + 1;
+  e->parent = &p;
   e->seen = generation_;
-  open_files(*e);
   index_->by_id.emplace(id, e.get());
   entries_.push_back(std::move(e));
 }
 
 // Lists the subdirectories of one cgroup with getdents64 (d_type and d_ino:
 // no stat per entry) and marks them seen, adding the new ones.
+//
+// A directory's link count is 2 + its subdirectories on cgroupfs (kernfs)
+// and tmpfs, so a leaf (2) is not listed at all: one fstat instead of a
+// getdents over its ~50 control files. (Filesystems that report 1 for
+// directories, btrfs, are always listed.)
 void Scanner::walk_children(size_t index) {
   int fd = entries_[index]->dir_fd;
+  struct stat st{};
+  if (::fstat(fd, &st) == 0 && st.st_nlink == 2) return;
   if (::lseek(fd, 0, SEEK_SET) != 0) return;
   for (;;) {
     long n = ::syscall(SYS_getdents64, fd, dirents_.data(), dirents_.size());
@@ -234,6 +256,8 @@ void Scanner::drop_removed() {
   std::erase_if(entries_, [](const std::unique_ptr<Entry>& e) { return e->removed; });
 }
 
+// An event read compares with the last regular scan's sample and keeps it:
+// interval rows always cover a whole interval.
 void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
   Sample s;
   s.t_ns = now_ns;
@@ -270,10 +294,12 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
   if (e.has_prev) row.rates = rates_between(e.prev, s);
   if (options_.read_tasks && e.has_prev && under_pressure(row.rates))
     row.tasks = read_tasks(e.dir_fd, options_.proc_root, text_);
-  Verdict v = classify(s, row.rates, {.first = !e.has_prev, .tasks_over_high = row.tasks.over_high},
+  Verdict v = classify(s, row.rates,
+                       {.first = !e.has_prev, .inner = e.inner, .tasks_over_high = row.tasks.over_high},
                        options_.thresholds);
   row.state = v.state, row.reasons = v.reasons;
   row.forecast = forecast(s, row.rates, options_.kernel, row.tasks.over_high);
+  if (from_event && e.has_prev) return;
   e.prev = s;
   e.has_prev = true;
 }
@@ -289,6 +315,13 @@ Result<std::span<const Row>> Scanner::scan(uint64_t now_ns) {
   walk();
   stats_.cgroups = stats_.reported = stats_.preopened = 0;
   for (auto& e : entries_) {
+    bool retry = !e->reported && e->matched;  // the memory controller enabled since
+    if (e->seen == generation_ && (!e->files_tried || retry)) open_files(*e);
+    e->inner = false;
+  }
+  for (auto& e : entries_)
+    if (e->seen == generation_ && e->reported && e->parent) e->parent->inner = true;
+  for (auto& e : entries_) {
     if (e->seen != generation_) {
       e->removed = true;
       if (!e->reported) continue;
@@ -298,7 +331,6 @@ Result<std::span<const Row>> Scanner::scan(uint64_t now_ns) {
       continue;
     }
     ++stats_.cgroups;
-    if (!e->reported && e->matched && !e->preopened) open_files(*e);  // memory enabled later
     if (!e->reported) continue;
     ++stats_.reported;
     stats_.preopened += e->preopened;
@@ -341,10 +373,9 @@ Result<void> Scanner::rebase(const std::string& new_root, const std::string& new
     e->dir_fd = e->rel == "/" ? ::dup(root_fd)
                               : ::openat(root_fd, e->rel.c_str() + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     e->path = e->rel == "/" ? new_root : new_root + e->rel;
-    e->preopened = e->reported = false;
+    e->preopened = e->reported = e->files_tried = false;
     if (e->dir_fd < 0) continue;  // not in the copy: the next walk says gone
     ++fds_open_;
-    open_files(*e);
   }
   ::close(root_fd);
   options_.root = new_root;

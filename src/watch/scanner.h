@@ -10,8 +10,10 @@
 // Cost. Each cgroup keeps its directory open and, while the open-file limit
 // allows (raised to the hard limit at open), one descriptor per file it
 // reads (watch/sample.h): a scan is one pread per file into a fixed buffer,
-// and a getdents per directory to find new and removed children. Past the
-// limit, a cgroup's files are opened, read and closed each scan. In steady
+// and a getdents per directory to find new and removed children. Directories
+// come first; files stay open while 1024 descriptors remain for directories
+// created later; past that, a cgroup's files are opened, read and closed each
+// scan (ScanStats::preopened says how many stay open). In steady
 // state (no cgroup created or removed) a scan allocates nothing: rows live
 // in a vector whose capacity is kept, paths are built once per new cgroup.
 // The tasks of a cgroup (watch/tasks.h) are read only when it shows
@@ -84,6 +86,7 @@ struct ScanStats {
   size_t preopened = 0;      // cgroups whose files stay open
   size_t watches = 0;        // inotify watches held
   size_t watch_failures = 0; // memory.events files inotify refused (limit reached)
+  size_t skipped = 0;        // directories not opened: out of file descriptors (ulimit -n)
   uint64_t scans = 0;
 };
 

@@ -73,6 +73,17 @@ TEST(Classify, ATaskInOverHighCountsAsAsleep) {
   EXPECT_TRUE(v.reasons & kTasksOverHigh);
 }
 
+TEST(Classify, MemoryPsiFromRefaultsIsNotSleepingOverHigh) {
+  // Page cache at memory.high: the tasks wait for refaulted pages (memory
+  // PSI) while reclaim frees pages; nobody is in mem_cgroup_handle_over_high.
+  Sample a = base(), b = base();
+  b.t_ns += kSecond;
+  b.local.high = 3, b.pgsteal = 900, b.refault_file = 600;
+  b.memory.some_usec = 150000;
+  EXPECT_EQ(verdict(a, b).state, State::reclaiming);
+  EXPECT_EQ(verdict(a, b, 1).state, State::throttled);
+}
+
 TEST(Classify, HighRisingWhileReclaimFreesAndNobodySleepsIsReclaiming) {
   // The study's page cache under memory.high: rises of 1 or 2 per op, pgsteal rising, PSI ~0.
   Sample a = base(), b = base();
@@ -92,13 +103,32 @@ TEST(Classify, RefaultsAndStealWithIoStalledIsThrashingWhateverMemoryPsiSays) {
   a.local.max = 100, b.local.max = 900;
   a.refault_file = 1000, b.refault_file = 1000 + 24000;
   a.pgsteal = 5000, b.pgsteal = 5000 + 25000;
+  b.pgmajfault = 20000;  // the code is faulted back in
   b.memory.some_usec = 80000;
   b.io.some_usec = 850000;
   Verdict v = verdict(a, b);
   EXPECT_EQ(v.state, State::thrashing);
   EXPECT_TRUE(v.reasons & kRefaulting);
   EXPECT_TRUE(v.reasons & kIoStalled);
+  EXPECT_TRUE(v.reasons & kMajorFaults);
   EXPECT_FALSE(v.reasons & kMemoryStalled);
+  // A parent's memory.stat and PSI include the thrashing child's: the child gets the state.
+  EXPECT_EQ(classify(b, rates_between(a, b), {.inner = true}).state, State::at_max);
+}
+
+TEST(Classify, AFileReadBackWithoutMajorFaultsIsACappedCacheNotThrashing) {
+  // Measured in the VM: page cache read() past memory.max refaults and waits
+  // for the disk, but no task faults anything in (pgmajfault stays 0).
+  Sample a = base(), b = base();
+  b.t_ns += 2 * kSecond;
+  a.local.max = 100, b.local.max = 400;
+  a.refault_file = 16000, b.refault_file = 17472;
+  a.pgsteal = 20347, b.pgsteal = 21819;
+  b.io.some_usec = 1000000;
+  Verdict v = verdict(a, b);
+  EXPECT_EQ(v.state, State::at_max);
+  EXPECT_TRUE(v.reasons & kRefaulting);
+  EXPECT_FALSE(v.reasons & kMajorFaults);
 }
 
 TEST(Classify, RefaultsWithoutIoStallAreNotThrashing) {
@@ -157,9 +187,9 @@ TEST(Classify, CountersGoingBackwardsAreNoRise) {
 }
 
 TEST(Classify, SeverityOrdersTheStatesForTop) {
-  EXPECT_GT(severity(State::oom_killed), severity(State::thrashing));
-  EXPECT_GT(severity(State::thrashing), severity(State::throttled));
-  EXPECT_GT(severity(State::throttled), severity(State::at_max));
+  EXPECT_GT(severity(State::oom_killed), severity(State::throttled));
+  EXPECT_GT(severity(State::throttled), severity(State::thrashing));
+  EXPECT_GT(severity(State::thrashing), severity(State::at_max));
   EXPECT_GT(severity(State::at_max), severity(State::reclaiming));
   EXPECT_GT(severity(State::reclaiming), severity(State::near_high));
   EXPECT_GT(severity(State::near_high), severity(State::ok));
