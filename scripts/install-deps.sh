@@ -12,12 +12,14 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev                     # cgmem translate: pod and compose YAML
   zlib1g-dev                          # cgmem host reads /proc/config.gz
+  libncurses-dev                      # cgmem top: the terminal view (static archives too)
   # the VM: a real kernel under QEMU, a busybox guest, an ext4 run disk
   qemu-system-x86 busybox-static e2fsprogs cpio xz-utils zstd kmod
   # report: plots
   gnuplot-nox
   # benchmarks that compare with a plain Python parse
   python3 bc                          # bench/ scripts
+  tmux                                # tests drive `cgmem top` in a terminal
 )
 
 missing=()

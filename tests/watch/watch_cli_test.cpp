@@ -122,4 +122,32 @@ TEST_F(WatchCli, ErrorsSayWhatWasTriedAndWhatToDo) {
   EXPECT_EQ(interval.text.rfind("cgmem: error: ", 0), 0u) << interval.text;
 }
 
+TEST_F(WatchCli, TopOnceIsAPlainTableOf80Columns) {
+  cgmem::watch::testing::make_cgroup(root_ + "/a/with/a/rather/long/path/below/it/that/does/not/fit");
+  auto out = run_cgmem_split("top --once --root " + root_ + " --interval 100ms");
+  ASSERT_EQ(out.code, 0) << out.err;
+  std::istringstream in(out.out);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u) << out.out;
+  EXPECT_EQ(lines[0].rfind("CGROUP", 0), 0u);
+  EXPECT_NE(lines[0].find("STATE      CURRENT   HIGH    MAX SLP/S SLEEP >MAX   PSI RFLT/"), std::string::npos)
+      << lines[0];
+  for (const auto& line : lines) {
+    EXPECT_LE(line.size(), 80u) << line;
+    EXPECT_EQ(line.find('\x1b'), std::string::npos) << "colour on a pipe: " << line;
+  }
+  EXPECT_EQ(lines[1].rfind("/a ", 0), 0u) << lines[1];  // as far over memory.high: by path
+  EXPECT_NE(lines[2].find("..hat/does/not/fit near_high    32.6M  28.8M    64M     0  1.1s    - 48/48     0"), std::string::npos) << lines[2];
+}
+
+TEST_F(WatchCli, TopNeedsATerminalUnlessOnce) {
+  auto out = run_cgmem("top --root " + root_ + " < /dev/null");
+  EXPECT_EQ(out.code, 2);
+  EXPECT_EQ(out.text,
+            "cgmem: error: draw the live view: stdin and stdout must be a terminal (use `cgmem top --once` "
+            "for a plain table, or `cgmem watch --json`)\n");
+  EXPECT_EQ(run_cgmem("top --json --root " + root_).code, 2);
+}
+
 }  // namespace
