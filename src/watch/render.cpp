@@ -53,7 +53,7 @@ std::vector<std::string> describe(const Row& row) {
   if (why & kDescendantKill)
     out.push_back(fmt::format("oom_kill +{} in a descendant (memory.events)", r.descendant_oom_kill));
   if (why & kRefaulting)
-    out.push_back(fmt::format("refaults {:.0f} pages/s with pgsteal {:.0f} pages/s", r.refaults_per_s,
+    out.push_back(fmt::format("refaults {:.3g} pages/s with pgsteal {:.3g} pages/s", r.refaults_per_s,
                               r.pgsteal_per_s));
   if (why & kMajorFaults) out.push_back(fmt::format("{:.0f} major faults/s", r.pgmajfault_per_s));
   if (why & kIoStalled) out.push_back(fmt::format("io PSI some {}", percent(r.io_some)));
@@ -64,8 +64,9 @@ std::vector<std::string> describe(const Row& row) {
   if (why & kTasksOverHigh)
     out.push_back(fmt::format("{} task(s) in D in mem_cgroup_handle_over_high", row.tasks.over_high));
   if ((why & kReclaimFrees) && !(why & kRefaulting))
-    out.push_back(fmt::format("pgsteal {:.0f} pages/s", r.pgsteal_per_s));
-  if (why & kMaxRising) out.push_back(fmt::format("max +{} without a kill", r.rise.max));
+    out.push_back(fmt::format("pgsteal {:.3g} pages/s", r.pgsteal_per_s));
+  if (why & kMaxRising)
+    out.push_back(fmt::format("max +{}{}", r.rise.max, why & kOomKill ? "" : " without a kill"));
   if (why & (kOverHigh | kNearHigh))
     out.push_back(fmt::format("memory.current {} of memory.high {}", format_bytes(s.current),
                               format_limit(s.high)));

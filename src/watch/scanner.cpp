@@ -34,9 +34,14 @@ struct Scanner::Entry {
   Entry* parent = nullptr;
   uint64_t seen = 0;      // generation of the last walk that found it
   uint64_t event_seen = 0;
-  int wd = -1;
+  int wd = -1;      // inotify on memory.events
+  int dir_wd = -1;  // inotify on the directory (IN_CREATE)
   bool has_prev = false;
   Sample prev;
+  // Created after the scanner's first scan: its counters all started at 0
+  // since the previous scan, so its first sample has rates from zero (a
+  // cgroup created and OOM-killed between two scans is oom_killed).
+  bool born = false;
 
   Entry() { fds.fill(-1); }
   ~Entry() {
@@ -49,6 +54,7 @@ struct Scanner::Entry {
 struct Scanner::Index {
   std::unordered_map<uint64_t, Entry*> by_id;
   std::unordered_map<int, Entry*> by_wd;
+  std::unordered_map<int, Entry*> by_dir_wd;
 };
 
 namespace {
@@ -129,6 +135,7 @@ Result<std::unique_ptr<Scanner>> Scanner::open(ScanOptions options) {
   if (s->options_.events) {
     s->inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (s->inotify_fd_ < 0) return sys_error("start inotify for memory.events", root);
+    s->watch_dir(*e);
   }
   s->fd_budget_ = raise_fd_limit(1 << 20);
   s->fd_budget_ = s->fd_budget_ > kReserveFds ? s->fd_budget_ - kReserveFds : 0;
@@ -168,13 +175,26 @@ void Scanner::open_files(Entry& e) {
   }
 }
 
-void Scanner::add_child(size_t parent, std::string_view name, uint64_t id) {
-  Entry& p = *entries_[parent];
+// Watches a directory for new subdirectories, within --depth.
+void Scanner::watch_dir(Entry& e) {
+  if (inotify_fd_ < 0 || (options_.max_depth >= 0 && e.depth >= options_.max_depth)) return;
+  e.dir_wd = ::inotify_add_watch(inotify_fd_, e.path.c_str(), IN_CREATE | IN_ONLYDIR);
+  if (e.dir_wd >= 0) index_->by_dir_wd[e.dir_wd] = &e;
+  else ++stats_.watch_failures;
+}
+
+// id 0: not known yet (a directory reported by inotify): read with fstat.
+Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id) {
   auto e = std::make_unique<Entry>();
   e->dir_fd = ::openat(p.dir_fd, std::string(name).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (e->dir_fd < 0) {  // removed since getdents, unreadable, or out of descriptors
     if (errno == EMFILE || errno == ENFILE) ++stats_.skipped;
-    return;
+    return nullptr;
+  }
+  if (id == 0) {
+    struct stat st{};
+    if (::fstat(e->dir_fd, &st) != 0 || index_->by_id.contains(st.st_ino)) return nullptr;
+    id = st.st_ino;
   }
   if (options_.identity == Identity::saved) {
     // A directory the snapshot holds only as a parent keeps the copy's inode.
@@ -182,7 +202,7 @@ void Scanner::add_child(size_t parent, std::string_view name, uint64_t id) {
     if (auto found = index_->by_id.find(id); found != index_->by_id.end()) {
       found->second->seen = generation_;
       found->second->parent = &p;  // the copy's parent directory is a new entry
-      return;
+      return nullptr;
     }
   }
   ++fds_open_;
@@ -192,8 +212,11 @@ void Scanner::add_child(size_t parent, std::string_view name, uint64_t id) {
   e->depth = p.depth + 1;
   e->parent = &p;
   e->seen = generation_;
+  e->born = last_scan_ns_ > 0;
+  watch_dir(*e);
   index_->by_id.emplace(id, e.get());
   entries_.push_back(std::move(e));
+  return entries_.back().get();
 }
 
 // Lists the subdirectories of one cgroup with getdents64 (d_type and d_ino:
@@ -228,7 +251,7 @@ void Scanner::walk_children(size_t index) {
           continue;
         }
       }
-      add_child(index, name, d->d_ino);
+      add_child(*entries_[index], name, d->d_ino);
     }
   }
 }
@@ -250,6 +273,10 @@ void Scanner::drop_removed() {
     if (e->wd >= 0) {
       index_->by_wd.erase(e->wd);
       ::inotify_rm_watch(inotify_fd_, e->wd);
+    }
+    if (e->dir_wd >= 0) {
+      index_->by_dir_wd.erase(e->dir_wd);
+      ::inotify_rm_watch(inotify_fd_, e->dir_wd);
     }
     fds_open_ -= 1 + size_t(std::count_if(e->fds.begin(), e->fds.end(), [](int fd) { return fd >= 0; }));
   }
@@ -288,6 +315,10 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
     return;
   }
   if (!s.has(File::events_local) && s.has(File::events)) s.local = s.events;
+  if (!e.has_prev && e.born && last_scan_ns_ < now_ns) {
+    e.prev = Sample{.t_ns = last_scan_ns_, .read = s.read};
+    e.has_prev = true;
+  }
 
   Row& row = rows_.emplace_back();
   row.path = e.rel, row.id = e.id, row.sample = s, row.from_event = from_event;
@@ -337,6 +368,7 @@ Result<std::span<const Row>> Scanner::scan(uint64_t now_ns) {
     read_entry(*e, now_ns ? now_ns : monotonic_ns(), false);
   }
   stats_.watches = index_->by_wd.size();
+  last_scan_ns_ = now_ns ? now_ns : monotonic_ns();
   return std::span<const Row>(rows_);
 }
 
@@ -350,13 +382,24 @@ std::span<const Row> Scanner::scan_events(uint64_t now_ns) {
     for (ssize_t at = 0; at < n;) {
       auto* ev = reinterpret_cast<const inotify_event*>(events_.data() + at);
       at += ssize_t(sizeof(inotify_event) + ev->len);
+      uint64_t now = now_ns ? now_ns : monotonic_ns();
+      if (auto dir = index_->by_dir_wd.find(ev->wd); dir != index_->by_dir_wd.end()) {
+        // mkdir under a cgroup we walk: a new cgroup, read at once.
+        if (!(ev->mask & IN_CREATE) || !(ev->mask & IN_ISDIR) || ev->len == 0 || dir->second->removed) continue;
+        Entry* fresh = add_child(*dir->second, ev->name, 0);
+        if (!fresh) continue;
+        open_files(*fresh);
+        fresh->event_seen = generation_;
+        if (fresh->reported) read_entry(*fresh, now, true);
+        continue;
+      }
       auto found = index_->by_wd.find(ev->wd);
       if (found == index_->by_wd.end()) continue;
       Entry& e = *found->second;
       if (e.removed || e.event_seen == generation_) continue;
       e.event_seen = generation_;
       if (ev->mask & IN_IGNORED) continue;  // the file went with its cgroup: the next scan says gone
-      read_entry(e, now_ns ? now_ns : monotonic_ns(), true);
+      read_entry(e, now, true);
     }
   }
   return std::span<const Row>(rows_);

@@ -20,9 +20,11 @@
 // pressure (high, max or kill counters rising, PSI, refaults).
 //
 // Events. With `events` on, the scanner also watches each cgroup's
-// memory.events with inotify (the kernel notifies every change of it), so a
-// caller can poll event_fd() and call scan_events() to re-read only the
-// cgroups whose counters moved, between its regular scans.
+// memory.events with inotify (the kernel notifies every change of it) and
+// each directory for new subdirectories (mkdir), so a caller can poll
+// event_fd() and call scan_events() to re-read only the cgroups whose
+// counters moved, and to find a cgroup the moment it is created (one that is
+// created, OOM-killed and removed between two scans is still seen).
 //
 // It only reads: no file under the root is ever written.
 #pragma once
@@ -109,8 +111,8 @@ class Scanner {
   int event_fd() const;
 
   // Drains the inotify queue and re-reads only the cgroups whose
-  // memory.events changed (rows have from_event set). Empty when nothing
-  // changed. No walk: new cgroups wait for the next scan().
+  // memory.events changed and the ones just created (rows have from_event
+  // set). Empty when nothing changed.
   std::span<const Row> scan_events(uint64_t now_ns);
 
   // Follows the same cgroups in another copy of the tree: closes every file,
@@ -129,7 +131,8 @@ class Scanner {
   explicit Scanner(ScanOptions options);
   void walk();
   void walk_children(size_t index);
-  void add_child(size_t parent, std::string_view name, uint64_t id);
+  Entry* add_child(Entry& parent, std::string_view name, uint64_t id);
+  void watch_dir(Entry& e);
   void read_entry(Entry& e, uint64_t now_ns, bool from_event);
   void open_files(Entry& e);
   void drop_removed();
@@ -141,6 +144,7 @@ class Scanner {
   std::vector<char> text_;      // one file's text
   std::vector<char> events_;    // inotify read buffer
   uint64_t generation_ = 0;
+  uint64_t last_scan_ns_ = 0;   // when the previous scan() read (0: none yet)
   size_t fd_budget_ = 0;        // file descriptors the scanner may keep open
   size_t fds_open_ = 0;
   int inotify_fd_ = -1;

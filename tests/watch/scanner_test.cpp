@@ -121,7 +121,8 @@ TEST(Scanner, ACgroupRemovedAndCreatedAgainUnderItsNameIsANewOne) {
     } else {
       ++fresh;
       EXPECT_NE(r.id, old_id);
-      EXPECT_TRUE(r.reasons & kFirstSample);
+      EXPECT_FALSE(r.reasons & kFirstSample);  // born since the last scan: rates from zero
+      EXPECT_DOUBLE_EQ(r.rates.dt_s, 1.0);
     }
   }
   EXPECT_EQ(gone, 1);
@@ -129,6 +130,24 @@ TEST(Scanner, ACgroupRemovedAndCreatedAgainUnderItsNameIsANewOne) {
   auto after = s->scan(3 * kSecond);  // gone is said once
   ASSERT_TRUE(after);
   EXPECT_EQ(after->size(), 2u);
+}
+
+TEST(Scanner, ACgroupCreatedAndKilledBetweenScansIsOomKilled) {
+  TempDir tmp;
+  make_cgroup(tmp.path() + "/root/a");
+  auto s = open_scanner({.root = tmp.path() + "/root"});
+  ASSERT_TRUE(s->scan(kSecond));
+  make_cgroup(tmp.path() + "/root/killed");
+  spit(tmp.path() + "/root/killed/memory.events.local",
+       "low 0\nhigh 0\nmax 37\noom 1\noom_kill 1\noom_group_kill 0\n");
+  auto rows = s->scan(3 * kSecond);
+  ASSERT_TRUE(rows);
+  const Row* killed = find(*rows, "/killed");
+  ASSERT_TRUE(killed);
+  EXPECT_EQ(killed->state, State::oom_killed);
+  EXPECT_DOUBLE_EQ(killed->rates.dt_s, 2.0);
+  EXPECT_EQ(killed->rates.rise.oom_kill, 1u);
+  EXPECT_EQ(find(*rows, "/a")->state, State::near_high);  // there from the start: its own rates
 }
 
 TEST(Scanner, DepthAndMatchChooseTheRows) {

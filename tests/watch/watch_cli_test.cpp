@@ -71,6 +71,21 @@ TEST_F(WatchCli, AnEventIsPrintedWhenItHappensNotAtTheInterval) {
   EXPECT_GT(rows[1]["rates"]["interval_s"].get<double>(), 3.5);
 }
 
+TEST_F(WatchCli, ACgroupCreatedAndKilledBetweenScansIsOomKilled) {
+  // Made elsewhere and moved in whole 1 s into the interval, already killed.
+  std::string made = tmp_.path() + "/made";
+  cgmem::watch::testing::make_cgroup(made);
+  run_shell("printf 'low 0\\nhigh 0\\nmax 37\\noom 1\\noom_kill 1\\noom_group_kill 0\\n' > " + made +
+            "/memory.events.local");
+  auto out = run_shell("(sleep 1; mv " + made + " " + root_ + "/killed) & " + std::string(CGMEM_BINARY) +
+                       " watch --root " + root_ + " --json --count 1 --interval 2s; wait");
+  ASSERT_EQ(out.code, 0) << out.text;
+  bool killed = false;
+  for (const auto& r : json_lines(out.text))
+    if (r["cgroup"] == "/killed") killed = r["state"] == "oom_killed" && r["rates"]["oom_kills"] == 1;
+  EXPECT_TRUE(killed) << out.text;
+}
+
 TEST_F(WatchCli, TextShowsOnlyWhatIsNotOk) {
   cgmem::watch::testing::make_cgroup(root_ + "/fine");
   run_shell("echo 1048576 > " + root_ + "/fine/memory.current");
