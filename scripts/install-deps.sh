@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev                     # cgmem translate: pod and compose YAML
   zlib1g-dev                          # cgmem host reads /proc/config.gz
+  libncurses-dev                      # cgmem top: the terminal view (static archives too)
   # the VM: a real kernel under QEMU, a busybox guest, an ext4 run disk
   qemu-system-x86 busybox-static e2fsprogs cpio xz-utils zstd kmod
   # cgmem kernel build: Debian's kernel source and what compiling it needs
@@ -22,6 +23,7 @@ packages=(
   gnuplot-nox
   # benchmarks that compare with a plain Python parse
   python3 bc                          # bench/ scripts
+  tmux                                # tests drive `cgmem top` in a terminal
 )
 
 if [[ ${1:-} == --main ]]; then

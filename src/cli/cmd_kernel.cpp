@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "cli/app.h"
-#include "cli/exit_codes.h"
+#include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "kernel/build.h"
 

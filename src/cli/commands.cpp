@@ -20,6 +20,8 @@ constexpr Command kCommands[] = {
     {"matrix", "run a study's configs x workloads x repetitions, natively or in the VM", run_matrix},
     {"report", "summarize run directories and compare them with the kernel's formula", run_report},
     {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
+    {"watch", "which cgroups are throttled, thrashing, at memory.max or killed, live (reads only)", run_watch},
+    {"top", "a live terminal view of the cgroups under memory pressure, worst first", run_top},
     {"translate", "what systemd, Docker, Kubernetes... write to the memory files, and what it does", run_translate},
 };
 

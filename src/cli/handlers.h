@@ -16,5 +16,7 @@ int run_gc(std::span<char*> args);
 int run_report(std::span<char*> args);
 int run_matrix(std::span<char*> args);
 int run_kernel(std::span<char*> args);
+int run_watch(std::span<char*> args);
+int run_top(std::span<char*> args);
 
 }  // namespace cgmem::cli

@@ -1,0 +1,111 @@
+#include "cli/cmd_top_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "watch/render.h"
+
+namespace cgmem::cli {
+namespace {
+
+using watch::Row;
+
+constexpr size_t kMinWidth = 80;
+// Every column but the cgroup's, with the spaces before them.
+constexpr size_t kFixed = 1 + 10 + 1 + 7 + 1 + 6 + 1 + 6 + 1 + 5 + 1 + 5 + 1 + 4 + 1 + 5 + 1 + 5;
+
+std::string limit_text(const Limit& l) { return l.is_max() ? "max" : compact_bytes(l.bytes()); }
+
+// The tail of a long path, which says more than its head: "..e/very/deep".
+std::string fit_left(std::string_view text, size_t width) {
+  if (text.size() <= width) return std::string(text);
+  return ".." + std::string(text.substr(text.size() - (width - 2)));
+}
+
+std::string rate_text(double v) {
+  if (v <= 0) return "0";
+  if (v < 10) return fmt::format("{:.1f}", v);
+  if (v < 99999) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.0f}k", v / 1000);
+}
+
+std::string eta_text(const watch::Forecast& f) {
+  if (!f.max_eta_s) return "-";
+  std::string s = watch::short_duration(*f.max_eta_s);
+  return s.size() <= 4 ? s : s.substr(0, 4);
+}
+
+double over_high(const Row& r) {
+  const auto& s = r.sample;
+  if (s.high.is_max() || s.high.bytes() == 0) return -1;
+  return (double(s.current) - double(s.high.bytes())) / double(s.high.bytes());
+}
+
+}  // namespace
+
+std::string compact_bytes(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"", "K", "M", "G", "T", "P"};
+  double v = double(bytes);
+  size_t unit = 0;
+  while (v >= 1024 && unit + 1 < std::size(kUnits)) v /= 1024, ++unit;
+  if (unit == 0) return fmt::format("{}", bytes);
+  if (v < 100 && std::fmod(v, 1.0) != 0) return fmt::format("{:.1f}{}", v, kUnits[unit]);
+  return fmt::format("{:.0f}{}", v, kUnits[unit]);
+}
+
+std::vector<const Row*> sorted_rows(std::span<const Row> rows, TopSort sort, const std::string& filter) {
+  std::vector<const Row*> out;
+  for (const Row& r : rows)
+    if (filter.empty() || r.path.find(filter) != std::string_view::npos) out.push_back(&r);
+  std::stable_sort(out.begin(), out.end(), [sort](const Row* a, const Row* b) {
+    if (sort == TopSort::current && a->sample.current != b->sample.current)
+      return a->sample.current > b->sample.current;
+    if (sort == TopSort::severity) {
+      if (severity(a->state) != severity(b->state)) return severity(a->state) > severity(b->state);
+      if (over_high(*a) != over_high(*b)) return over_high(*a) > over_high(*b);
+    }
+    return a->path < b->path;
+  });
+  return out;
+}
+
+std::vector<TopLine> top_lines(std::span<const Row* const> rows, size_t width) {
+  width = std::max(width, kMinWidth);
+  size_t name = width - kFixed;
+  std::vector<TopLine> out;
+  std::string header = fmt::format("{:<{}} {:<10} {:>7} {:>6} {:>6} {:>5} {:>5} {:>4} {:>5} {:>5}",
+                                   "CGROUP", name, "STATE", "CURRENT", "HIGH", "MAX", "SLP/S", "SLEEP",
+                                   ">MAX", "PSI", "RFLT/");
+  out.push_back({.text = header, .header = true});
+  for (const Row* r : rows) {
+    const auto& s = r->sample;
+    const auto& f = r->forecast;
+    bool have_rates = r->rates.dt_s > 0;
+    double sleep = f.sleep_wheel_s > 0 ? f.sleep_wheel_s : f.sleep_s;
+    std::string psi = fmt::format("{:.0f}/{:.0f}", s.memory.some_avg10, s.memory.full_avg10);
+    TopLine line;
+    line.text = fmt::format(
+        "{:<{}} {:<10} {:>7} {:>6} {:>6} {:>5} {:>5} {:>4} {:>5} {:>5}", fit_left(r->path, name), name,
+        watch::state_name(r->state), compact_bytes(s.current), limit_text(s.high), limit_text(s.max),
+        have_rates ? rate_text(r->rates.sleeps_per_s) : "-", sleep > 0 ? watch::short_duration(sleep) : "-",
+        eta_text(f), psi.size() <= 5 ? psi : fmt::format("{:.0f}", s.memory.some_avg10),
+        have_rates ? rate_text(r->rates.refaults_per_s) : "-");
+    line.state = r->state;
+    line.state_column = name + 1;
+    line.state_width = watch::state_name(r->state).size();
+    out.push_back(std::move(line));
+    for (size_t i = 0; i < r->tasks.listed; ++i) {
+      const auto& t = r->tasks.d[i];
+      std::string more = i + 1 == r->tasks.listed && r->tasks.in_d > r->tasks.listed
+                             ? fmt::format(" (+{} more in D)", r->tasks.in_d - r->tasks.listed)
+                             : "";
+      std::string text = fmt::format("  D {} {}: {}{}", t.pid, t.comm_view(),
+                                     t.wchan_view().empty() ? "-" : t.wchan_view(), more);
+      out.push_back({.text = text.substr(0, width), .state = r->state, .detail = true});
+    }
+  }
+  return out;
+}
+
+}  // namespace cgmem::cli

@@ -1,0 +1,104 @@
+#include "cli/cmd_watch_scan.h"
+
+#include <time.h>
+
+#include "cgroup/host_probe.h"
+#include "cli/app.h"
+#include "common/exit_codes.h"
+#include "lab/duration.h"
+
+namespace cgmem::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+
+Result<std::optional<std::regex>> compile(const std::string& text) {
+  if (text.empty()) return std::optional<std::regex>();
+  try {
+    return std::optional<std::regex>(std::regex(text, std::regex::extended | std::regex::nosubs));
+  } catch (const std::regex_error& e) {
+    return fail("--match '" + text + "' is not a regular expression: " + e.what(), "",
+                "use POSIX extended syntax, e.g. --match 'kubepods|system.slice'");
+  }
+}
+
+}  // namespace
+
+void add_tree_flags(CLI::App& app, TreeFlags& f) {
+  app.add_option("--root", f.root, "the cgroup2 directory to watch (default: the cgroup2 mount)");
+  app.add_option("--depth", f.depth, "levels below the root to walk (default: all)")
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--match", f.match, "only cgroups whose path below the root matches this regex");
+  app.add_option("--interval", f.interval, "time between scans (100ms, 2s; a bare number is seconds)")
+      ->capture_default_str();
+  app.add_option("--hz", f.hz, "the kernel's CONFIG_HZ for forecasts (default: read from the host)")
+      ->check(CLI::IsMember({100u, 250u, 300u, 1000u}));
+}
+
+TreeSetup live_setup(const TreeFlags& flags) {
+  TreeSetup setup;
+  auto interval = lab::parse_duration(flags.interval, lab::Unit::s);
+  if (!interval) {
+    print_error(interval.error());
+    setup.exit_code = kUsage;
+    return setup;
+  }
+  setup.interval_ns = *interval;
+  auto match = compile(flags.match);
+  if (!match) {
+    print_error(match.error());
+    setup.exit_code = kUsage;
+    return setup;
+  }
+  cgroup::HostFacts facts = cgroup::probe_host();
+  watch::ScanOptions& o = setup.options;
+  o.root = flags.root;
+  if (o.root.empty()) {
+    if (!facts.cgroup2_mount) {
+      print_error(Error{.what = "find the cgroup2 tree to watch: no cgroup2 file system is mounted here",
+                        .hint = "pass --root DIR, or run it in cgmem's VM: cgmem vm -- watch"});
+      setup.exit_code = kUnavailable;
+      return setup;
+    }
+    o.root = *facts.cgroup2_mount;
+  }
+  o.max_depth = flags.depth;
+  o.match = std::move(*match);
+  o.match_text = flags.match;
+  if (facts.page_size) o.kernel.page_size = facts.page_size;
+  if (facts.hz) o.kernel.hz = *facts.hz;
+  if (flags.hz) o.kernel.hz = flags.hz;
+  return setup;
+}
+
+Result<watch::Replay> replay_snapshot(const std::string& dir, const TreeFlags& flags) {
+  auto match = compile(flags.match);
+  if (!match) return std::unexpected(match.error());
+  watch::ScanOptions o{.max_depth = flags.depth, .match = std::move(*match), .match_text = flags.match};
+  o.kernel.hz = flags.hz;
+  return watch::replay_snapshot(dir, std::move(o), flags.hz != 0);
+}
+
+uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+double unix_time_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+void catch_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
+}
+
+bool stop_requested() { return g_stop != 0; }
+
+}  // namespace cgmem::cli

@@ -1,0 +1,114 @@
+// What a cgroup is doing, from two samples: the rates over the interval and
+// one state with the evidence behind it.
+//
+// The states and the counters that define them follow the study's section
+// "What PSI and the counters show" (memory.high vs memory.max, measured);
+// docs/watch.md gives each with the study's measured signature. In order of
+// precedence (the first that holds wins):
+//
+//   gone        the directory vanished (or was replaced: a new inode is a new cgroup)
+//   oom_killed  oom_kill or oom_group_kill in memory.events.local rose
+//   thrashing   refaults, pgsteal and major faults rising, with the tasks
+//               stalled on I/O or on memory (PSI): reclaim takes mapped pages
+//               (its own code, say) that the tasks fault straight back in,
+//               whatever memory.high says (the study: memory.max, io 85% and
+//               memory 8%; memory.high, memory about 60%). A program that read()s a file
+//               bigger than its limit refaults too, with no major fault: that
+//               is a capped cache (at_max, reclaiming), not thrashing. Not
+//               for a cgroup with children: its memory.stat and PSI add up
+//               its descendants', and the one that thrashes gets the state.
+//   throttled   the high counter rising and the tasks asleep for it (a task
+//               in D in mem_cgroup_handle_over_high, or memory PSI while
+//               nothing refaults), or rising with nothing reclaimed: 17 per
+//               sleep
+//   at_max      the max counter rising, no kill in this interval
+//   reclaiming  the high counter rising while reclaim frees pages and the
+//               tasks barely sleep (page cache held at memory.high)
+//   near_high   memory.current within 5% under memory.high (or above it
+//               with no high event in the interval)
+//   ok          none of the above
+//
+// Counters that go backwards (never on a live cgroup) count as no rise.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "watch/sample.h"
+
+namespace cgmem::watch {
+
+enum class State : uint8_t { ok, near_high, reclaiming, at_max, thrashing, throttled, oom_killed, gone };
+inline constexpr size_t kStateCount = 8;
+
+// "ok", "near_high", ... as in the JSON and the table.
+std::string_view state_name(State s);
+
+// Higher is worse: top sorts by it. oom_killed first; then throttled, above
+// thrashing: a throttled task sleeps through nearly all of its time and
+// nothing else shows it, while a thrashing one still runs between reads and
+// shows in io.pressure; gone last (nothing left to do).
+int severity(State s);
+
+// Evidence: which observations held. A row's text is built from these bits
+// and the numbers in Rates (describe() in watch/render.h).
+enum Reason : uint32_t {
+  kFirstSample = 1u << 0,     // no previous sample: no rates yet
+  kHighRising = 1u << 1,      // memory.events.local high rose
+  kMaxRising = 1u << 2,       // memory.events.local max rose
+  kOomKill = 1u << 3,         // oom_kill or oom_group_kill rose
+  kReclaimFrees = 1u << 4,    // pgsteal rose
+  kRefaulting = 1u << 5,      // workingset refaults at or above the thrash rate
+  kIoStalled = 1u << 6,       // io.pressure some share at or above the thrash share
+  kMemoryStalled = 1u << 7,   // memory.pressure some share at or above the sleep share
+  kTasksOverHigh = 1u << 8,   // a task in D in mem_cgroup_handle_over_high
+  kNearHigh = 1u << 9,        // memory.current >= 95% of memory.high
+  kOverHigh = 1u << 10,       // memory.current > memory.high
+  kDescendantKill = 1u << 11, // oom_kill rose in memory.events but not in .local
+  kVanished = 1u << 12,       // the directory is gone or a file read said ENODEV/ENOENT
+  kMajorFaults = 1u << 13,    // pgmajfault at or above the thrash rate
+};
+
+// Rises and rates over the interval between two samples of one cgroup.
+struct Rates {
+  double dt_s = 0;  // seconds between the samples; 0 on a first sample (all else 0)
+  Events rise;      // rises of memory.events.local
+  uint64_t descendant_oom_kill = 0;  // memory.events oom_kill rise beyond the local one
+  double high_per_s = 0, max_per_s = 0;
+  double sleeps_per_s = 0;     // high rise / 17 / dt: sleeps when nothing is reclaimable
+  double pgsteal_per_s = 0;    // pages reclaimed
+  double refaults_per_s = 0;   // workingset_refault_anon + _file, pages
+  double pgfault_per_s = 0;    // page faults (new anonymous pages are one each)
+  double pgmajfault_per_s = 0; // faults that waited for I/O (code read back, swap-in)
+  double growth_bytes_per_s = 0;  // memory.current change, may be negative
+  // Share of the interval stalled, 0..1, from the PSI totals.
+  double memory_some = 0, memory_full = 0, io_some = 0, io_full = 0;
+};
+
+Rates rates_between(const Sample& before, const Sample& after);
+
+// The thresholds, in one place (docs/watch.md explains each).
+struct Thresholds {
+  double near_high = 0.95;             // memory.current / memory.high
+  double sleep_share = 0.10;           // memory some share that counts as "asleep"
+  double thrash_io_share = 0.20;       // io some share for thrashing
+  double thrash_refaults_per_s = 256;  // pages/s (1 MiB/s of 4 KiB pages)
+  double thrash_majfaults_per_s = 10;  // major faults/s
+};
+
+// What the classifier needs beyond the two samples.
+struct Observed {
+  bool first = false;          // no previous sample
+  bool inner = false;          // has child cgroups with rows: its stat and PSI include theirs
+  uint32_t tasks_over_high = 0;  // tasks in D in mem_cgroup_handle_over_high
+};
+
+struct Verdict {
+  State state = State::ok;
+  uint32_t reasons = 0;  // Reason bits
+};
+
+Verdict classify(const Sample& now, const Rates& rates, const Observed& observed,
+                 const Thresholds& t = {});
+
+}  // namespace cgmem::watch

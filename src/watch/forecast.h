@@ -1,0 +1,48 @@
+// What src/model says about a cgroup over memory.high, at this host's HZ and
+// page size, set beside what the scan measured.
+//
+// One sleep's length comes from the kernel's formula at the current usage
+// (model::sleep_seconds, and the timer wheel's typical length). The count of
+// sleeps is what the model cannot know (the per-CPU charge stock decides it,
+// docs/model.md): a task pays one sleep per 64-page batch, or one per 4 KiB
+// page when something empties the stock. The scan tells which from the pages
+// charged per sleep: page faults (one per new anonymous page) or, when
+// larger, the growth of memory.current, divided by the sleeps the high
+// counter shows (its rise / 17). About 64 pages per sleep is per batch, about
+// 1 is per page; the boundary is the geometric middle, 8.
+//
+// Time to memory.max: at the measured growth, and the model's two bounds
+// (model::grow from memory.current to memory.max with k = 1 and k = 64, one
+// process per task found asleep in mem_cgroup_handle_over_high).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "model/penalty.h"
+#include "watch/classify.h"
+#include "watch/sample.h"
+
+namespace cgmem::watch {
+
+enum class Regime : uint8_t { unknown, per_batch, per_page };
+std::string_view regime_name(Regime r);  // "unknown", "per_batch", "per_page"
+
+struct Forecast {
+  bool valid = false;          // memory.high is set and memory.current is over it
+  double over_percent = 0;     // (current - high) / high, percent
+  double sleep_s = 0;          // one sleep per batch at this usage (0: the kernel does not sleep)
+  double sleep_wheel_s = 0;    // the same on the timer wheel (typical)
+  double pages_per_sleep = 0;  // measured; 0 when no sleep was counted
+  Regime regime = Regime::unknown;
+  std::optional<double> max_eta_s;            // (max - current) / measured growth
+  std::optional<double> max_eta_per_batch_s;  // model, one sleep per batch
+  std::optional<double> max_eta_per_page_s;   // model, one sleep per page
+};
+
+// procs: tasks allocating at once (each throttled on its own); 0 is taken as 1.
+Forecast forecast(const Sample& now, const Rates& rates, const model::Kernel& kernel,
+                  uint32_t procs);
+
+}  // namespace cgmem::watch

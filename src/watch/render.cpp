@@ -1,0 +1,142 @@
+#include "watch/render.h"
+
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "common/size.h"
+
+namespace cgmem::watch {
+namespace {
+
+nlohmann::json limit_json(const Limit& l) {
+  return l.is_max() ? nlohmann::json("max") : nlohmann::json(l.bytes());
+}
+
+nlohmann::json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::string percent(double share) { return fmt::format("{:.0f}%", share * 100); }
+
+}  // namespace
+
+std::string short_duration(double s) {
+  if (!std::isfinite(s) || s < 0) return "-";
+  if (s < 1) return fmt::format("{:.0f}ms", s * 1e3);
+  if (s < 60) return fmt::format("{:.1f}s", s);
+  if (s < 3600) return fmt::format("{:.0f}m", s / 60);
+  if (s < 86400 * 2) return fmt::format("{:.1f}h", s / 3600);
+  return fmt::format("{:.0f}d", s / 86400);
+}
+
+std::vector<std::string_view> reason_names(uint32_t reasons) {
+  static constexpr std::array<std::string_view, 14> kNames = {
+      "first_sample", "high_rising",    "max_rising",   "oom_kill",     "reclaim_frees",
+      "refaulting",   "io_stalled",     "memory_stalled", "tasks_over_high", "near_high",
+      "over_high",    "descendant_kill", "vanished", "major_faults"};
+  std::vector<std::string_view> out;
+  for (size_t i = 0; i < kNames.size(); ++i)
+    if (reasons & (1u << i)) out.push_back(kNames[i]);
+  return out;
+}
+
+std::vector<std::string> describe(const Row& row) {
+  std::vector<std::string> out;
+  const Rates& r = row.rates;
+  const Sample& s = row.sample;
+  uint32_t why = row.reasons;
+  if (why & kVanished) out.push_back("the cgroup's directory is gone");
+  if (why & kFirstSample) out.push_back("first sample: no rates yet");
+  if (why & kOomKill)
+    out.push_back(fmt::format("oom_kill +{} (memory.events.local)", r.rise.oom_kill + r.rise.oom_group_kill));
+  if (why & kDescendantKill)
+    out.push_back(fmt::format("oom_kill +{} in a descendant (memory.events)", r.descendant_oom_kill));
+  if (why & kRefaulting)
+    out.push_back(fmt::format("refaults {:.3g} pages/s with pgsteal {:.3g} pages/s", r.refaults_per_s,
+                              r.pgsteal_per_s));
+  if (why & kMajorFaults) out.push_back(fmt::format("{:.0f} major faults/s", r.pgmajfault_per_s));
+  if (why & kIoStalled) out.push_back(fmt::format("io PSI some {}", percent(r.io_some)));
+  if (why & kHighRising)
+    out.push_back(fmt::format("high +{} in {:.2f} s = {:.1f} sleeps/s", r.rise.high, r.dt_s, r.sleeps_per_s));
+  if (why & kMemoryStalled)
+    out.push_back(fmt::format("memory PSI some {} full {}", percent(r.memory_some), percent(r.memory_full)));
+  if (why & kTasksOverHigh)
+    out.push_back(fmt::format("{} task(s) in D in mem_cgroup_handle_over_high", row.tasks.over_high));
+  if ((why & kReclaimFrees) && !(why & kRefaulting))
+    out.push_back(fmt::format("pgsteal {:.3g} pages/s", r.pgsteal_per_s));
+  if (why & kMaxRising)
+    out.push_back(fmt::format("max +{}{}", r.rise.max, why & kOomKill ? "" : " without a kill"));
+  if (why & (kOverHigh | kNearHigh))
+    out.push_back(fmt::format("memory.current {} of memory.high {}", format_bytes(s.current),
+                              format_limit(s.high)));
+  return out;
+}
+
+nlohmann::json row_json(const Row& row, double unix_time_s) {
+  const Sample& s = row.sample;
+  const Rates& r = row.rates;
+  using nlohmann::json;
+  json j = {
+      {"t", std::round(unix_time_s * 1000) / 1000},
+      {"t_mono", double(s.t_ns) / 1e9},
+      {"cgroup", row.path},
+      {"id", row.id},
+      {"state", state_name(row.state)},
+      {"event", row.from_event},
+      {"reasons", reason_names(row.reasons)},
+      {"evidence", describe(row)},
+      {"memory", {{"current", s.current}, {"high", limit_json(s.high)}, {"max", limit_json(s.max)},
+                  {"anon", s.anon}, {"file", s.file}}},
+      {"events", {{"high", s.local.high}, {"max", s.local.max}, {"oom", s.local.oom},
+                  {"oom_kill", s.local.oom_kill}, {"oom_group_kill", s.local.oom_group_kill}}},
+      {"psi_avg10", {{"memory_some", s.memory.some_avg10}, {"memory_full", s.memory.full_avg10},
+                     {"io_some", s.io.some_avg10}, {"io_full", s.io.full_avg10}}},
+  };
+  if (r.dt_s > 0) {
+    j["rates"] = {{"interval_s", r.dt_s},
+                  {"high_per_s", r.high_per_s},
+                  {"max_per_s", r.max_per_s},
+                  {"sleeps_per_s", r.sleeps_per_s},
+                  {"pgsteal_per_s", r.pgsteal_per_s},
+                  {"refaults_per_s", r.refaults_per_s},
+                  {"pgfault_per_s", r.pgfault_per_s},
+                  {"pgmajfault_per_s", r.pgmajfault_per_s},
+                  {"growth_bytes_per_s", r.growth_bytes_per_s},
+                  {"oom_kills", r.rise.oom_kill + r.rise.oom_group_kill},
+                  {"descendant_oom_kills", r.descendant_oom_kill},
+                  {"memory_some", r.memory_some},
+                  {"memory_full", r.memory_full},
+                  {"io_some", r.io_some},
+                  {"io_full", r.io_full}};
+  } else {
+    j["rates"] = nullptr;
+  }
+  const Forecast& f = row.forecast;
+  if (f.valid) {
+    j["forecast"] = {{"over_percent", f.over_percent},
+                     {"sleep_s", f.sleep_s},
+                     {"sleep_wheel_s", f.sleep_wheel_s},
+                     {"pages_per_sleep", f.pages_per_sleep},
+                     {"regime", regime_name(f.regime)},
+                     {"max_eta_s", optional_json(f.max_eta_s)},
+                     {"max_eta_per_batch_s", optional_json(f.max_eta_per_batch_s)},
+                     {"max_eta_per_page_s", optional_json(f.max_eta_per_page_s)}};
+  } else {
+    j["forecast"] = nullptr;
+  }
+  if (row.tasks.read) {
+    json d = json::array();
+    for (size_t i = 0; i < row.tasks.listed; ++i) {
+      const Task& t = row.tasks.d[i];
+      d.push_back({{"pid", t.pid}, {"comm", t.comm_view()}, {"wchan", t.wchan_view()}});
+    }
+    j["tasks"] = {{"total", row.tasks.total}, {"in_d", row.tasks.in_d},
+                  {"over_high", row.tasks.over_high}, {"d", d}};
+  } else {
+    j["tasks"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace cgmem::watch

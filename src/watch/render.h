@@ -1,0 +1,29 @@
+// A Row for people and for machines: the evidence as sentences, and the JSON
+// object `cgmem watch --json` prints per cgroup (schema in docs/watch.md).
+// Rendering reads no file; it allocates (it runs once per printed row, not
+// in the scan).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "watch/scanner.h"
+
+namespace cgmem::watch {
+
+// One short sentence per piece of evidence, most telling first:
+// "high +340 in 1.00 s = 20.0 sleeps/s", "memory PSI some 98%", ...
+std::vector<std::string> describe(const Row& row);
+
+// Reason bits by name ("high_rising", ...), in bit order.
+std::vector<std::string_view> reason_names(uint32_t reasons);
+
+// The JSON object of one row. unix_time_s stamps it (wall clock).
+nlohmann::json row_json(const Row& row, double unix_time_s);
+
+// "1.2s", "340ms", "29m", "2.1h"; "-" for a missing value.
+std::string short_duration(double seconds);
+
+}  // namespace cgmem::watch

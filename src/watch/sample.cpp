@@ -1,0 +1,91 @@
+#include "watch/sample.h"
+
+#include "cgroup/flat_keyed.h"
+#include "cgroup/pressure.h"
+#include "cgroup/text.h"
+
+namespace cgmem::watch {
+namespace {
+
+bool parse_events(Events& out, std::string_view text) {
+  bool known = false;
+  cgroup::for_each_flat(text, [&](std::string_view key, uint64_t value) {
+    uint64_t* field = key == "high"             ? &out.high
+                      : key == "max"            ? &out.max
+                      : key == "oom"            ? &out.oom
+                      : key == "oom_kill"       ? &out.oom_kill
+                      : key == "oom_group_kill" ? &out.oom_group_kill
+                                                : nullptr;
+    if (field) *field = value, known = true;
+  });
+  return known;
+}
+
+// The member for a memory.stat key, or null. Keys are compared by length
+// first, so most of the ~60 keys on 6.12 cost one integer compare.
+uint64_t* stat_field(Sample& s, std::string_view key) {
+  switch (key.size()) {
+    case 4: return key == "anon" ? &s.anon : key == "file" ? &s.file : nullptr;
+    case 6: return key == "pgscan" ? &s.pgscan : nullptr;
+    case 7: return key == "pgsteal" ? &s.pgsteal : key == "pgfault" ? &s.pgfault : nullptr;
+    case 10: return key == "pgmajfault" ? &s.pgmajfault : nullptr;
+    case 23:
+      return key == "workingset_refault_anon"   ? &s.refault_anon
+             : key == "workingset_refault_file" ? &s.refault_file
+                                                : nullptr;
+  }
+  return nullptr;
+}
+
+// memory.stat, "key value" per line: only the eight wanted values are
+// converted (the scan's most expensive file; measured in bench/watch_bench).
+bool parse_stat(Sample& s, std::string_view text) {
+  bool known = false;
+  while (!text.empty()) {
+    std::string_view line = cgroup::next_line(text);
+    size_t space = line.find(' ');
+    if (space == std::string_view::npos || space == 0) continue;
+    uint64_t* field = stat_field(s, line.substr(0, space));
+    if (!field) continue;
+    if (auto value = cgroup::to_u64(cgroup::trim(line.substr(space)))) *field = *value, known = true;
+  }
+  return known;
+}
+
+bool parse_psi(Psi& out, std::string_view text) {
+  bool known = false;
+  while (!text.empty()) {
+    std::string_view fields = cgroup::trim_end(cgroup::next_line(text));
+    std::string_view kind = cgroup::next_token(fields);
+    auto line = cgroup::parse_pressure_fields(fields);
+    if (!line) continue;
+    if (kind == "some") out.some_avg10 = line->avg10, out.some_usec = line->total_usec, known = true;
+    if (kind == "full") out.full_avg10 = line->avg10, out.full_usec = line->total_usec, known = true;
+  }
+  return known;
+}
+
+}  // namespace
+
+void parse_into(Sample& s, File file, std::string_view text) noexcept {
+  bool ok = false;
+  switch (file) {
+    case File::current:
+      if (auto v = cgroup::to_u64(cgroup::trim_end(text))) s.current = *v, ok = true;
+      break;
+    case File::high:
+      if (auto v = cgroup::to_limit(cgroup::trim_end(text))) s.high = *v, ok = true;
+      break;
+    case File::max:
+      if (auto v = cgroup::to_limit(cgroup::trim_end(text))) s.max = *v, ok = true;
+      break;
+    case File::events: ok = parse_events(s.events, text); break;
+    case File::events_local: ok = parse_events(s.local, text); break;
+    case File::stat: ok = parse_stat(s, text); break;
+    case File::memory_pressure: ok = parse_psi(s.memory, text); break;
+    case File::io_pressure: ok = parse_psi(s.io, text); break;
+  }
+  if (ok) s.read |= bit(file);
+}
+
+}  // namespace cgmem::watch

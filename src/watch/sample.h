@@ -1,0 +1,80 @@
+// One cgroup read once: the raw values `cgmem watch` needs, from the eight
+// control files below, parsed without allocating.
+//
+//   memory.current        34140160
+//   memory.high           30195712 | max
+//   memory.max            67108864 | max
+//   memory.events         hierarchical: this cgroup and its descendants
+//   memory.events.local   this cgroup only (kernel 5.7+; memory.events stands in when absent)
+//   memory.stat           anon, file, pgfault, pgmajfault, pgscan, pgsteal, workingset_refault_*
+//   memory.pressure       some/full avg10 and total (microseconds stalled)
+//   io.pressure           the same for I/O
+//
+// A Sample is plain data (no heap): the exporter (issue 12) and the guard
+// (issue 15) read the same struct through Row (watch/row.h).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "common/size.h"
+
+namespace cgmem::watch {
+
+// The files a scan reads, as indexes into per-cgroup descriptor arrays.
+enum class File : uint8_t {
+  current,
+  high,
+  max,
+  events,
+  events_local,
+  stat,
+  memory_pressure,
+  io_pressure,
+};
+inline constexpr size_t kFileCount = 8;
+inline constexpr std::array<const char*, kFileCount> kFileNames = {
+    "memory.current", "memory.high",   "memory.max",      "memory.events",
+    "memory.events.local", "memory.stat", "memory.pressure", "io.pressure"};
+
+constexpr uint32_t bit(File f) { return 1u << static_cast<unsigned>(f); }
+
+// One PSI file: the `some` and `full` lines' avg10 (percent) and totals.
+struct Psi {
+  double some_avg10 = 0, full_avg10 = 0;  // percent of wall time, kernel-averaged over 10 s
+  uint64_t some_usec = 0, full_usec = 0;  // stalled time since the cgroup was created
+};
+
+// memory.events (or .local) counters cgmem classifies on.
+struct Events {
+  uint64_t high = 0;            // reclaim_high calls: 17 per sleep when nothing is reclaimable
+  uint64_t max = 0;             // charges that hit memory.max
+  uint64_t oom = 0;             // OOM situations
+  uint64_t oom_kill = 0;        // tasks killed by the OOM killer
+  uint64_t oom_group_kill = 0;  // whole-cgroup kills (memory.oom.group)
+};
+
+struct Sample {
+  uint64_t t_ns = 0;     // CLOCK_MONOTONIC when the cgroup was read
+  uint32_t read = 0;     // bit(File) for each file read and parsed
+  uint64_t current = 0;  // bytes
+  Limit high = Limit::max();
+  Limit max = Limit::max();
+  Events events;  // memory.events: hierarchical
+  Events local;   // memory.events.local, or memory.events when the kernel has no .local
+  // memory.stat: bytes for anon and file, page counts for the rest.
+  uint64_t anon = 0, file = 0;
+  uint64_t pgfault = 0, pgmajfault = 0, pgscan = 0, pgsteal = 0;
+  uint64_t refault_anon = 0, refault_file = 0;  // workingset_refault_*
+  Psi memory, io;
+
+  bool has(File f) const { return read & bit(f); }
+};
+
+// Parses one file's text into sample (setting its bit in sample.read when
+// the text is well formed). Never allocates; a malformed file leaves its bit
+// clear and its fields untouched.
+void parse_into(Sample& sample, File file, std::string_view text) noexcept;
+
+}  // namespace cgmem::watch

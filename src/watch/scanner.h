@@ -1,0 +1,166 @@
+// The scanner: walks a cgroup2 tree, reads every cgroup once per scan,
+// remembers each one's previous sample and returns one classified Row per
+// cgroup. `cgmem watch`, `cgmem top`, the exporter and the guard all read
+// through it.
+//
+// Identity. A cgroup is its directory inode (the d_ino getdents gives, no
+// stat per entry), not its name: one removed and created again under the same
+// name is a new cgroup, and the old one is reported `gone` once.
+//
+// Cost. Each cgroup keeps its directory open and, while the open-file limit
+// allows (raised to the hard limit at open), one descriptor per file it
+// reads (watch/sample.h): a scan is one pread per file into a fixed buffer,
+// and a getdents per directory to find new and removed children. Directories
+// come first; files stay open while 1024 descriptors remain for directories
+// created later; past that, a cgroup's files are opened, read and closed each
+// scan (ScanStats::preopened says how many stay open). In steady
+// state (no cgroup created or removed) a scan allocates nothing: rows live
+// in a vector whose capacity is kept, paths are built once per new cgroup.
+// The tasks of a cgroup (watch/tasks.h) are read only when it shows
+// pressure (high, max or kill counters rising, PSI, refaults).
+//
+// Events. With `events` on, the scanner also watches each cgroup's
+// memory.events with inotify (the kernel notifies every change of it) and
+// each directory for new subdirectories (mkdir), so a caller can poll
+// event_fd() and call scan_events() to re-read only the cgroups whose
+// counters moved, and to find a cgroup the moment it is created (one that is
+// created, OOM-killed and removed between two scans is still seen).
+//
+// It only reads: no file under the root is ever written.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "model/penalty.h"
+#include "watch/classify.h"
+#include "watch/forecast.h"
+#include "watch/sample.h"
+#include "watch/tasks.h"
+
+namespace cgmem::watch {
+
+// Where a cgroup's identity comes from.
+enum class Identity : uint8_t {
+  inode,  // the directory's inode: live cgroupfs
+  saved,  // the number in the directory's `cgmem.inode` file: a snapshot (watch/snapshot.h)
+};
+
+struct ScanOptions {
+  std::string root;                   // a cgroup2 directory (the mount, a delegated subtree, a snapshot)
+  int max_depth = -1;                 // levels below root to walk; -1: all
+  std::optional<std::regex> match;    // rows only for paths (relative, "/a/b") that match; walks on
+  std::string match_text;             // the regex as given (for messages)
+  model::Kernel kernel;               // HZ and page size for forecasts
+  std::string proc_root = "/proc";    // where tasks' stat and wchan are read
+  Thresholds thresholds;
+  Identity identity = Identity::inode;
+  bool events = false;                // inotify on memory.events
+  bool read_tasks = true;             // list the tasks in D of cgroups under pressure
+};
+
+// One cgroup after a scan: what was read, how it moved, what it means.
+struct Row {
+  std::string_view path;   // relative to the root, "/" for the root itself; valid until the next scan
+  uint64_t id = 0;         // the directory inode (Identity)
+  State state = State::ok;
+  uint32_t reasons = 0;    // Reason bits: the evidence
+  Sample sample;           // now (for `gone`: the last sample read)
+  Rates rates;             // since the previous sample (zero on the first)
+  Forecast forecast;       // valid when over memory.high
+  Tasks tasks;             // read when the cgroup shows pressure
+  bool from_event = false; // produced by scan_events()
+};
+
+// Counters about the scanner itself (for benchmarks and the exporter's self-metrics).
+struct ScanStats {
+  size_t cgroups = 0;        // directories known (walked)
+  size_t reported = 0;       // of them with rows (matched, memory controller on)
+  size_t preopened = 0;      // cgroups whose files stay open
+  size_t watches = 0;        // inotify watches held
+  size_t watch_failures = 0; // memory.events files inotify refused (limit reached)
+  size_t skipped = 0;        // directories not opened: out of file descriptors (ulimit -n)
+  uint64_t scans = 0;
+};
+
+class Scanner {
+ public:
+  // Opens the root (its directory must exist and be readable). Reads
+  // nothing else yet: the first scan() finds the tree.
+  static Result<std::unique_ptr<Scanner>> open(ScanOptions options);
+  ~Scanner();
+  Scanner(const Scanner&) = delete;
+  Scanner& operator=(const Scanner&) = delete;
+
+  // Walks the tree and reads every cgroup. now_ns is CLOCK_MONOTONIC (a
+  // snapshot replay passes its recorded times). The rows stay valid until
+  // the next call of scan() or scan_events(). Fails only when the root
+  // itself is gone or unreadable.
+  Result<std::span<const Row>> scan(uint64_t now_ns);
+
+  // With options.events: the inotify descriptor to poll (POLLIN), else -1.
+  int event_fd() const;
+
+  // Drains the inotify queue and re-reads only the cgroups whose
+  // memory.events changed and the ones just created (rows have from_event
+  // set). Empty when nothing changed.
+  std::span<const Row> scan_events(uint64_t now_ns);
+
+  // Follows the same cgroups in another copy of the tree: closes every file,
+  // reopens each known cgroup under new_root by its path (the ids and the
+  // previous samples stay), so the next scan() compares the copy with what
+  // was read before. A snapshot replay scans OUT/0, rebases to OUT/1 and
+  // scans again. Fails when new_root cannot be opened.
+  Result<void> rebase(const std::string& new_root, const std::string& new_proc_root);
+
+  const ScanStats& stats() const { return stats_; }
+  const ScanOptions& options() const { return options_; }
+
+  struct Entry;  // one known cgroup (scanner.cpp)
+
+ private:
+  explicit Scanner(ScanOptions options);
+  void walk();
+  void walk_children(size_t index);
+  Entry* add_child(Entry& parent, std::string_view name, uint64_t id);
+  void watch_dir(Entry& e);
+  void read_entry(Entry& e, uint64_t now_ns, bool from_event);
+  void open_files(Entry& e);
+  void drop_removed();
+
+  ScanOptions options_;
+  std::vector<std::unique_ptr<Entry>> entries_;
+  std::vector<Row> rows_;
+  std::vector<char> dirents_;   // getdents64 buffer
+  std::vector<char> text_;      // one file's text
+  std::vector<char> events_;    // inotify read buffer
+  uint64_t generation_ = 0;
+  uint64_t last_scan_ns_ = 0;   // when the previous scan() read (0: none yet)
+  size_t fd_budget_ = 0;        // file descriptors the scanner may keep open
+  size_t fds_open_ = 0;
+  int inotify_fd_ = -1;
+  ScanStats stats_;
+  struct Index;                 // id -> entry, wd -> entry
+  std::unique_ptr<Index> index_;
+};
+
+// The kernel facts the forecasts need, read from this host (HZ from the
+// kernel config, page size from sysconf). HZ stays 1000 (the model's
+// default) when no config is readable; hz_known says which.
+struct HostKernel {
+  model::Kernel kernel;
+  bool hz_known = false;
+  std::string hz_source;
+};
+HostKernel host_kernel();
+
+}  // namespace cgmem::watch

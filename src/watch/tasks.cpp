@@ -1,0 +1,69 @@
+#include "watch/tasks.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "cgroup/text.h"
+#include "proc/stat.h"
+#include "proc/wchan.h"
+
+namespace cgmem::watch {
+namespace {
+
+// Reads a whole small file into buffer; "" on any failure.
+std::string_view read_at(int dir_fd, const char* name, std::span<char> buffer) {
+  int fd = ::openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  ssize_t n = ::pread(fd, buffer.data(), buffer.size(), 0);
+  ::close(fd);
+  return n > 0 ? std::string_view(buffer.data(), size_t(n)) : std::string_view();
+}
+
+template <size_t N>
+void copy_into(std::array<char, N>& to, std::string_view from) {
+  size_t n = std::min(from.size(), N - 1);
+  std::copy_n(from.data(), n, to.data());
+  to[n] = '\0';
+}
+
+// Reads one task's stat and wchan; false when it is gone or unreadable.
+bool read_task(std::string_view proc_root, pid_t pid, Task& out) {
+  char path[256];
+  std::array<char, 1024> buffer;
+  auto end = fmt::format_to_n(path, sizeof path - 1, "{}/{}/stat", proc_root, pid);
+  *end.out = '\0';
+  auto stat = proc::parse_proc_stat(read_at(AT_FDCWD, path, buffer));
+  if (!stat) return false;
+  out.pid = pid;
+  out.state = stat->state;
+  copy_into(out.comm, stat->comm);
+  if (out.state != 'D') return true;
+  end = fmt::format_to_n(path, sizeof path - 1, "{}/{}/wchan", proc_root, pid);
+  *end.out = '\0';
+  copy_into(out.wchan, proc::parse_wchan(read_at(AT_FDCWD, path, buffer)));
+  return true;
+}
+
+}  // namespace
+
+Tasks read_tasks(int dir_fd, std::string_view proc_root, std::span<char> scratch) noexcept {
+  Tasks tasks;
+  tasks.read = true;
+  std::string_view pids = read_at(dir_fd, "cgroup.procs", scratch);
+  while (!pids.empty()) {
+    auto pid = cgroup::to_u64(cgroup::trim_end(cgroup::next_line(pids)));
+    Task task;
+    if (!pid || !read_task(proc_root, pid_t(*pid), task)) continue;
+    ++tasks.total;
+    if (task.state != 'D') continue;
+    ++tasks.in_d;
+    if (task.wchan_view() == kOverHighWchan) ++tasks.over_high;
+    if (tasks.listed < Tasks::kListed) tasks.d[tasks.listed++] = task;
+  }
+  return tasks;
+}
+
+}  // namespace cgmem::watch

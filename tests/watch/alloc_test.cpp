@@ -1,0 +1,73 @@
+// A steady-state scan allocates nothing: this binary replaces the global
+// operator new with one that counts calls (tests/support), builds a tree of
+// 50 cgroups with the real throttled cgroup's files, and scans it 100 times
+// while the counters move (high rising, PSI rising: the scan reads tasks and
+// computes forecasts), rewriting the files in place between scans.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <vector>
+
+#include "support/count_allocations.h"
+#include "support/temp_dir.h"
+#include "tree.h"
+#include "watch/scanner.h"
+
+namespace cgmem::watch {
+namespace {
+
+TEST(NoAllocation, TheCounterSeesAnAllocation) {
+  size_t before = cgmem::testing::allocation_count();
+  auto* p = new std::string(100, 'x');
+  delete p;
+  EXPECT_GT(cgmem::testing::allocation_count() - before, 0u);
+}
+
+TEST(NoAllocation, SteadyStateScansAllocateNothing) {
+  cgmem::testing::TempDir tmp;
+  std::string root = tmp.path() + "/root";
+  std::vector<int> events, pressure;
+  for (int i = 0; i < 50; ++i) {
+    std::string dir = fmt::format("{}/g{}/c{}", root, i % 5, i);
+    testing::make_cgroup(dir);
+    events.push_back(::open((dir + "/memory.events.local").c_str(), O_WRONLY | O_CLOEXEC));
+    pressure.push_back(::open((dir + "/memory.pressure").c_str(), O_WRONLY | O_CLOEXEC));
+  }
+  std::string proc = testing::make_proc(tmp.path() + "/proc");
+  auto scanner = Scanner::open({.root = root, .kernel = {.hz = 250}, .proc_root = proc});
+  ASSERT_TRUE(scanner);
+  Scanner& s = **scanner;
+  constexpr uint64_t kSecond = 1000000000;
+  ASSERT_TRUE(s.scan(kSecond));
+  ASSERT_TRUE(s.scan(2 * kSecond));  // every cgroup has a previous sample now
+
+  size_t throttled = 0;
+  size_t before = cgmem::testing::allocation_count();
+  for (uint64_t tick = 3; tick < 103; ++tick) {
+    char text[256];
+    auto e = fmt::format_to_n(text, sizeof text,
+                              "low 0\nhigh {}\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n", 309 + tick * 340);
+    auto p = fmt::format_to_n(text + 128, 128,
+                              "some avg10=90.00 avg60=1.00 avg300=1.00 total={}\n"
+                              "full avg10=90.00 avg60=1.00 avg300=1.00 total={}\n",
+                              6027841 + tick * 980000, 6027841 + tick * 980000);
+    for (size_t i = 0; i < events.size(); ++i) {
+      testing::rewrite(events[i], text, size_t(e.out - text));
+      testing::rewrite(pressure[i], text + 128, size_t(p.out - (text + 128)));
+    }
+    auto rows = s.scan(tick * kSecond);
+    ASSERT_TRUE(rows);
+    for (const auto& row : *rows) throttled += row.state == State::throttled;
+  }
+  size_t allocations = cgmem::testing::allocation_count() - before;
+  for (int fd : events) ::close(fd);
+  for (int fd : pressure) ::close(fd);
+  EXPECT_EQ(throttled, 50u * 100u);  // the scans did the whole job
+  EXPECT_EQ(allocations, 0u);
+}
+
+}  // namespace
+}  // namespace cgmem::watch

@@ -1,0 +1,75 @@
+// The classifier on sequences captured from the real kernel: a snapshot
+// taken in the VM by tests/watch/vm/scenarios.sh (`cgmem watch --snapshot`,
+// two reads 2 s apart of cgroups made with `cgmem run`), checked in as
+// tests/fixtures/watch-vm-6.12. Replayed as `cgmem watch --once` does.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "watch/render.h"
+#include "watch/snapshot.h"
+
+namespace cgmem::watch {
+namespace {
+
+const std::string kSnapshot = std::string(CGMEM_FIXTURES) + "/watch-vm-6.12";
+
+class VmSnapshot : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto r = replay_snapshot(kSnapshot, {});
+    ASSERT_TRUE(r) << r.error().message();
+    replay_ = std::move(*r);
+    for (const Row& row : replay_.rows) rows_[std::string(row.path)] = &row;
+  }
+  const Row& row(const std::string& path) {
+    static const Row kNone{};
+    auto it = rows_.find(path);
+    EXPECT_NE(it, rows_.end()) << path << " is not in the snapshot";
+    return it == rows_.end() ? kNone : *it->second;
+  }
+  Replay replay_;
+  std::map<std::string, const Row*> rows_;
+};
+
+TEST_F(VmSnapshot, RecordsTheVmsKernel) {
+  EXPECT_EQ(replay_.meta.kernel_facts.hz, 250u);
+  EXPECT_EQ(replay_.meta.kernel_facts.page_size, 4096u);
+  EXPECT_NEAR(double(replay_.meta.t_ns[1] - replay_.meta.t_ns[0]) / 1e9, 2.0, 0.5);
+}
+
+TEST_F(VmSnapshot, AnonymousMemoryPastMemoryHighIsThrottled) {
+  const Row& r = row("/cgmem/throttled");
+  EXPECT_EQ(r.state, State::throttled) << ::testing::PrintToString(describe(r));
+  EXPECT_GT(r.rates.rise.high, 0u);
+  EXPECT_EQ(r.rates.pgsteal_per_s, 0.0);  // no swap: nothing to reclaim
+  EXPECT_GT(r.rates.memory_some, 0.5);
+  ASSERT_TRUE(r.forecast.valid);
+  EXPECT_GT(r.forecast.sleep_s, 0.0);
+}
+
+TEST_F(VmSnapshot, PageCachePastMemoryMaxIsAtMax) {
+  const Row& r = row("/cgmem/cachemax");
+  EXPECT_EQ(r.state, State::at_max) << ::testing::PrintToString(describe(r));
+  EXPECT_EQ(r.sample.max.bytes(), 33554432u);
+}
+
+TEST_F(VmSnapshot, PageCachePastMemoryHighIsReclaiming) {
+  const Row& r = row("/cgmem/cachehigh");
+  EXPECT_EQ(r.state, State::reclaiming) << ::testing::PrintToString(describe(r));
+}
+
+TEST_F(VmSnapshot, OwnCodeReadBackIsThrashing) {
+  const Row& r = row("/cgmem/thrash");
+  EXPECT_EQ(r.state, State::thrashing) << ::testing::PrintToString(describe(r));
+  EXPECT_GT(r.rates.pgmajfault_per_s, 0.0);
+}
+
+TEST_F(VmSnapshot, TheParentAddsUpItsChildrenButIsNotThrashing) {
+  const Row& r = row("/cgmem");
+  EXPECT_NE(r.state, State::thrashing);
+  EXPECT_EQ(row("/cgmem/idle").state, State::ok);
+}
+
+}  // namespace
+}  // namespace cgmem::watch
