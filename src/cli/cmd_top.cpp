@@ -156,11 +156,11 @@ int run_interactive(std::span<const Row> first_rows, watch::Scanner* live, uint6
   View view;
   view.filter = filter;
   std::vector<Row> rows(first_rows.begin(), first_rows.end());
-  uint64_t next = monotonic_ns() + interval_ns;
+  uint64_t next = cgmem::now_ns() + interval_ns;
   int code = kOk;
   while (!stop_requested()) {
     draw(rows, view, title);
-    uint64_t now = monotonic_ns();
+    uint64_t now = cgmem::now_ns();
     timeout(next > now ? int((next - now) / 1000000) + 1 : 0);
     int key = getch();
     if (view.help && key != ERR) {
@@ -172,10 +172,10 @@ int run_interactive(std::span<const Row> first_rows, watch::Scanner* live, uint6
     if (key == 'p' || key == ' ') view.paused = !view.paused;
     if (key == 's') view.sort = TopSort((int(view.sort) + 1) % 3);
     if (key == '/') view.filter = prompt_filter(view.filter);
-    if (monotonic_ns() < next) continue;
-    next = monotonic_ns() + interval_ns;
+    if (cgmem::now_ns() < next) continue;
+    next = cgmem::now_ns() + interval_ns;
     if (!live || view.paused) continue;
-    auto scanned = live->scan(monotonic_ns());
+    auto scanned = live->scan(cgmem::now_ns());
     if (!scanned) {
       endwin();
       print_error(scanned.error());
@@ -231,9 +231,9 @@ int run_top(std::span<char*> args) {
     auto opened = watch::Scanner::open(setup.options);
     if (!opened) return print_error(opened.error()), kFailure;
     scanner = std::move(*opened);
-    if (auto first = scanner->scan(monotonic_ns()); !first) return print_error(first.error()), kFailure;
+    if (auto first = scanner->scan(cgmem::now_ns()); !first) return print_error(first.error()), kFailure;
     if (once) usleep(useconds_t(interval_ns / 1000));  // rates need a second sample
-    auto second = scanner->scan(monotonic_ns());
+    auto second = scanner->scan(cgmem::now_ns());
     if (!second) return print_error(second.error()), kFailure;
     rows.assign(second->begin(), second->end());
   }

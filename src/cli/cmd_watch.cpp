@@ -72,7 +72,7 @@ int write_snapshot(const std::string& out, const TreeSetup& setup, const Output&
   std::span<const Row> rows;
   for (int i = 0; i < 2; ++i) {
     if (i == 1) usleep(useconds_t(setup.interval_ns / 1000));
-    meta.t_ns[i] = monotonic_ns();
+    meta.t_ns[i] = cgmem::now_ns();
     meta.unix_time[i] = unix_time_s();
     auto scanned = (*scanner)->scan(meta.t_ns[i]);
     if (!scanned) return fail_with(scanned.error());
@@ -98,19 +98,19 @@ int watch_live(const TreeSetup& setup, unsigned count, bool events, const Output
   watch::Scanner& scanner = **opened;
   catch_stop_signals();
   // The first scan only finds the tree and takes the samples rates start from.
-  if (auto first = scanner.scan(monotonic_ns()); !first) return print_error(first.error()), kFailure;
+  if (auto first = scanner.scan(cgmem::now_ns()); !first) return print_error(first.error()), kFailure;
   std::unordered_map<uint64_t, State> last;  // state last printed, per cgroup
-  uint64_t next = monotonic_ns() + setup.interval_ns;
+  uint64_t next = cgmem::now_ns() + setup.interval_ns;
   unsigned printed = 0;
   while (!stop_requested() && (count == 0 || printed < count)) {
-    uint64_t now = monotonic_ns();
+    uint64_t now = cgmem::now_ns();
     if (now < next) {
       pollfd fd{scanner.event_fd(), POLLIN, 0};
       int timeout_ms = int((next - now + 999999) / 1000000);
       if (::poll(&fd, fd.fd >= 0 ? 1 : 0, timeout_ms) > 0) {
         // An event line only when the event changed the cgroup's state.
         std::vector<Row> changed;
-        for (const Row& r : scanner.scan_events(monotonic_ns())) {
+        for (const Row& r : scanner.scan_events(cgmem::now_ns())) {
           auto& seen = last[r.id];
           if (seen != r.state) changed.push_back(r), seen = r.state;
         }

@@ -80,12 +80,6 @@ Result<watch::Replay> replay_snapshot(const std::string& dir, const TreeFlags& f
   return watch::replay_snapshot(dir, std::move(o), flags.hz != 0);
 }
 
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
-
 double unix_time_s() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);

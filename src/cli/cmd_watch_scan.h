@@ -2,6 +2,8 @@
 // scanner on the live tree or on a snapshot, the clock, and SIGINT/SIGTERM.
 #pragma once
 
+#include "common/clock.h"
+
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <memory>
@@ -39,8 +41,7 @@ TreeSetup live_setup(const TreeFlags& flags);
 // A snapshot replayed with the tree flags (depth, match, hz).
 Result<watch::Replay> replay_snapshot(const std::string& dir, const TreeFlags& flags);
 
-// CLOCK_MONOTONIC and the wall clock.
-uint64_t monotonic_ns();
+// The wall clock, in seconds (CLOCK_MONOTONIC is common/clock.h's now_ns).
 double unix_time_s();
 
 // SIGINT, SIGTERM and SIGHUP set stop_requested() instead of killing.

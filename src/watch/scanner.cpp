@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "cgroup/host_probe.h"
+#include "common/clock.h"
 #include "cgroup/reader.h"
 #include "cgroup/text.h"
 
@@ -77,12 +78,6 @@ size_t raise_fd_limit(size_t wanted) {
   ::setrlimit(RLIMIT_NOFILE, &limit);
   ::getrlimit(RLIMIT_NOFILE, &limit);
   return limit.rlim_cur;
-}
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
 // The id a snapshot saved for the directory (Identity::saved).
@@ -365,10 +360,10 @@ Result<std::span<const Row>> Scanner::scan(uint64_t now_ns) {
     if (!e->reported) continue;
     ++stats_.reported;
     stats_.preopened += e->preopened;
-    read_entry(*e, now_ns ? now_ns : monotonic_ns(), false);
+    read_entry(*e, now_ns ? now_ns : cgmem::now_ns(), false);
   }
   stats_.watches = index_->by_wd.size();
-  last_scan_ns_ = now_ns ? now_ns : monotonic_ns();
+  last_scan_ns_ = now_ns ? now_ns : cgmem::now_ns();
   return std::span<const Row>(rows_);
 }
 
@@ -382,7 +377,7 @@ std::span<const Row> Scanner::scan_events(uint64_t now_ns) {
     for (ssize_t at = 0; at < n;) {
       auto* ev = reinterpret_cast<const inotify_event*>(events_.data() + at);
       at += ssize_t(sizeof(inotify_event) + ev->len);
-      uint64_t now = now_ns ? now_ns : monotonic_ns();
+      uint64_t now = now_ns ? now_ns : cgmem::now_ns();
       if (auto dir = index_->by_dir_wd.find(ev->wd); dir != index_->by_dir_wd.end()) {
         // mkdir under a cgroup we walk: a new cgroup, read at once.
         if (!(ev->mask & IN_CREATE) || !(ev->mask & IN_ISDIR) || ev->len == 0 || dir->second->removed) continue;
