@@ -1,0 +1,56 @@
+// The HTTP side of `cgmem exporter`: GET /metrics (the collector's last
+// page, in the format the Accept header asks for) and GET /healthz (200
+// while scans are fresh, 503 when the last one is older than three
+// intervals). Built on cpp-httplib (Debian's libcpp-httplib-dev: a header
+// and a shared library, so not in the static cgmem; docs/fleet.md says why
+// not prometheus-cpp). No HTTP is parsed here.
+//
+// Bounds: a fixed number of worker threads and of queued connections; when
+// both are full the accept loop waits, and further connections wait in the
+// kernel's listen backlog. Each connection has a read and a write timeout,
+// so a stuck scraper holds one worker for at most that long per write; the
+// collector never waits for a scraper (collector.h).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/error.h"
+#include "exporter/collector.h"
+
+namespace cgmem::exporter {
+
+struct Listen {
+  std::string host;  // an IPv4 or IPv6 address, or a name
+  int port = 0;      // 0: any free port
+};
+
+// "127.0.0.1:9262", "[::1]:9262", "0.0.0.0:0". Errors name the text and the expected form.
+Result<Listen> parse_listen(std::string_view text);
+
+struct ServerOptions {
+  Listen listen;
+  size_t workers = 4;          // connections served at once
+  size_t queued = 8;           // accepted connections waiting for a worker
+  int timeout_s = 10;          // read and write timeout per connection
+};
+
+class Server {
+ public:
+  // Binds the address (so a port in use fails here, with the address named).
+  static Result<std::unique_ptr<Server>> bind(Collector& collector, ServerOptions options);
+  ~Server();
+  int port() const { return port_; }
+  // Serves until stop() (from another thread).
+  void serve();
+  void stop();
+
+ private:
+  Server() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int port_ = 0;
+};
+
+}  // namespace cgmem::exporter

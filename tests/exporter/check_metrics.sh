@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# `cgmem exporter --once` over a fixture tree through Debian's promtool
+# (`promtool check metrics`: names, HELP/TYPE, units, counter suffixes), the
+# series and labels the issue asks for, and OpenMetrics ends with # EOF.
+set -euo pipefail
+cgmem=${1:?usage: check_metrics.sh CGMEM FIXTURES}
+fixtures=${2:?usage: check_metrics.sh CGMEM FIXTURES}
+command -v promtool >/dev/null || { echo "promtool missing: apt-get install prometheus (scripts/install-deps.sh)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# A tree with the real throttled cgroup under a kubepods-like path and a systemd service.
+pod=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1f2e3d4c_5b6a_4789_9abc_def012345678.slice
+mkdir -p "$tmp/root/$pod" "$tmp/root/system.slice"
+cp -r "$fixtures/cgroup-v2-6.12-throttled/lab-run1" "$tmp/root/$pod/cri-containerd-$(printf 'a%.0s' {1..64}).scope"
+cp -r "$fixtures/cgroup-v2-6.12-throttled/lab-run1" "$tmp/root/system.slice/web.service"
+
+"$cgmem" exporter --once --interval 100ms --root "$tmp/root" --hz 250 > "$tmp/page.text"
+"$cgmem" exporter --once --interval 100ms --root "$tmp/root" --hz 250 --openmetrics > "$tmp/page.openmetrics"
+# promtool reads the text format only (it takes an OpenMetrics counter
+# family for an untyped one); OpenMetrics is parsed by a real Prometheus in
+# prometheus_fixture.sh, which asks for it.
+if ! promtool check metrics < "$tmp/page.text" > "$tmp/lint" 2>&1; then
+  echo "promtool check metrics found problems in the page:" >&2
+  cat "$tmp/lint" >&2
+  exit 1
+fi
+tail -n1 "$tmp/page.openmetrics" | grep -qx '# EOF'
+for want in \
+  'cgmem_memory_events_high_total{cgroup="/system.slice/web.service",unit="web.service",slice="system.slice"} 309' \
+  'cgmem_memory_current_bytes{cgroup="/system.slice/web.service",unit="web.service",slice="system.slice"} 34140160' \
+  'pod_uid="1f2e3d4c-5b6a-4789-9abc-def012345678",qos="burstable",container_id="aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",runtime="containerd"' \
+  'cgmem_exporter_cgroups 2'; do
+  grep -qF -- "$want" "$tmp/page.text" || { echo "not on the page: $want" >&2; exit 1; }
+done
+echo "promtool check metrics: clean, $(grep -vc '^#' "$tmp/page.text") series"

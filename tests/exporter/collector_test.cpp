@@ -1,0 +1,185 @@
+// The collector on fixture trees (the files of a real throttled cgroup):
+// the page's series and format, the cap, a kill kept after its cgroup, and
+// the HTTP server in front of it.
+#include <gtest/gtest.h>
+
+#include <httplib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "exporter/collector.h"
+#include "exporter/server.h"
+#include "support/temp_dir.h"
+#include "watch/tree.h"
+
+namespace cgmem::exporter {
+namespace {
+
+namespace fs = std::filesystem;
+using cgmem::testing::TempDir;
+using watch::testing::make_cgroup;
+
+constexpr uint64_t kS = 1'000'000'000;
+
+void spit(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+std::unique_ptr<Collector> open_collector(CollectorOptions o) {
+  auto c = Collector::open(std::move(o));
+  EXPECT_TRUE(c) << (c ? "" : c.error().message());
+  return c ? std::move(*c) : nullptr;
+}
+
+bool has_line(const std::string& page, const std::string& line) {
+  return page.find("\n" + line + "\n") != std::string::npos;
+}
+
+TEST(Collector, ThePageHasTheCountersGaugesStateAndForecastOfEachCgroup) {
+  TempDir tmp;
+  make_cgroup(tmp.path() + "/root/throttled");
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root", .kernel = {.hz = 250}, .read_tasks = false}});
+  ASSERT_TRUE(c->scan(1 * kS));
+  spit(tmp.path() + "/root/throttled/memory.events.local", "low 0\nhigh 649\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n");
+  spit(tmp.path() + "/root/throttled/memory.pressure",
+       "some avg10=90.00 avg60=10.49 avg300=2.26 total=7007841\nfull avg10=90.00 avg60=10.49 avg300=2.26 total=7007841\n");
+  ASSERT_TRUE(c->scan(2 * kS));
+  auto page = c->page();
+  const std::string& t = page->text;
+  std::string l = "{cgroup=\"/throttled\"}";
+  EXPECT_TRUE(has_line(t, "# TYPE cgmem_memory_events_high_total counter")) << t.substr(0, 2000);
+  EXPECT_TRUE(has_line(t, "cgmem_memory_current_bytes" + l + " 34140160"));
+  EXPECT_TRUE(has_line(t, "cgmem_memory_high_bytes" + l + " 30195712"));
+  EXPECT_TRUE(has_line(t, "cgmem_memory_max_bytes" + l + " 67108864"));
+  EXPECT_TRUE(has_line(t, "cgmem_memory_swap_max_bytes" + l + " +Inf"));
+  EXPECT_TRUE(has_line(t, "cgmem_memory_pressure_some_seconds_total" + l + " 7.007841"));
+  EXPECT_TRUE(has_line(t, "cgmem_throttle_sleeps_per_second" + l + " 20"));  // 340 / 17 in 1 s
+  EXPECT_TRUE(has_line(t, "cgmem_state{cgroup=\"/throttled\",state=\"throttled\"} 1"));
+  EXPECT_TRUE(has_line(t, "cgmem_state{cgroup=\"/throttled\",state=\"ok\"} 0"));
+  EXPECT_EQ(t.find("state=\"gone\""), std::string::npos);
+  EXPECT_TRUE(has_line(t, "cgmem_throttle_sleep_seconds" + l + " 1.12"));  // HZ 250, 13% over memory.high
+  EXPECT_TRUE(has_line(t, "cgmem_exporter_cgroups 1"));
+  EXPECT_EQ(t.find("# EOF"), std::string::npos);
+  EXPECT_TRUE(page->openmetrics.empty());  // nobody asked for it
+  EXPECT_GT(page->series, 25u);
+  EXPECT_LE(page->series, max_series_per_cgroup());
+}
+
+TEST(Collector, OpenMetricsIsRenderedOnceAScraperAsksForIt) {
+  TempDir tmp;
+  make_cgroup(tmp.path() + "/root/a");
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root"}});
+  c->want(Format::openmetrics);
+  ASSERT_TRUE(c->scan(1 * kS));
+  const std::string& om = c->page()->openmetrics;
+  EXPECT_TRUE(has_line(om, "# TYPE cgmem_memory_events_high counter"));
+  EXPECT_TRUE(has_line(om, "# UNIT cgmem_memory_current_bytes bytes"));
+  EXPECT_TRUE(has_line(om, "cgmem_memory_events_high_total{cgroup=\"/a\"} 309"));
+  EXPECT_TRUE(om.ends_with("\n# EOF\n"));
+  ASSERT_TRUE(c->scan(2 * kS));
+  EXPECT_TRUE(c->page()->openmetrics.empty());  // not asked for since
+}
+
+TEST(Collector, MaxSeriesLeavesCgroupsOutAndCountsThem) {
+  TempDir tmp;
+  for (const char* name : {"a", "b", "c"}) make_cgroup(tmp.path() + "/root/" + name);
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root"}, .max_series = 2 * max_series_per_cgroup()});
+  ASSERT_TRUE(c->scan(1 * kS));
+  EXPECT_TRUE(has_line(c->page()->text, "cgmem_exporter_cgroups 2"));
+  EXPECT_TRUE(has_line(c->page()->text, "cgmem_exporter_cgroups_dropped 1"));
+  auto too_small = Collector::open({.scan = {.root = tmp.path() + "/root"}, .max_series = 10});
+  ASSERT_FALSE(too_small);
+  EXPECT_EQ(too_small.error().message(),
+            "cap the series at 10: one cgroup can have " + std::to_string(max_series_per_cgroup()) +
+                " series (give --max-series " + std::to_string(max_series_per_cgroup()) + " or more)");
+}
+
+TEST(Collector, AKillCaughtByItsEventOutlivesTheCgroup) {
+  TempDir tmp;
+  make_cgroup(tmp.path() + "/root/parent");
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root"}, .kill_retention_ns = 60 * kS});
+  ASSERT_TRUE(c->scan(1 * kS));
+  // A container is created, OOM-killed and removed between two scans.
+  make_cgroup(tmp.path() + "/root/parent/victim");
+  c->read_events(2 * kS);  // the mkdir
+  spit(tmp.path() + "/root/parent/victim/memory.events.local", "low 0\nhigh 0\nmax 35\noom 1\noom_kill 1\noom_group_kill 0\n");
+  spit(tmp.path() + "/root/parent/victim/memory.events", "low 0\nhigh 0\nmax 35\noom 1\noom_kill 1\noom_group_kill 0\n");
+  c->read_events(3 * kS);  // the kill
+  fs::remove_all(tmp.path() + "/root/parent/victim");
+  ASSERT_TRUE(c->scan(4 * kS));
+  const std::string& t = c->page()->text;
+  EXPECT_TRUE(has_line(t, "cgmem_oom_kills_seen_total{cgroup=\"/parent/victim\"} 1")) << t.substr(t.find("# HELP cgmem_oom"));
+  EXPECT_EQ(t.find("cgmem_memory_current_bytes{cgroup=\"/parent/victim\"}"), std::string::npos);
+  ASSERT_TRUE(c->scan(65 * kS));  // past the retention
+  EXPECT_EQ(c->page()->text.find("cgroup=\"/parent/victim\""), std::string::npos);
+}
+
+TEST(Negotiate, PrometheusAcceptHeaderGetsOpenMetricsCurlGetsText) {
+  EXPECT_EQ(negotiate("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;"
+                      "q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"),
+            Format::openmetrics);
+  EXPECT_EQ(negotiate("*/*"), Format::text);
+  EXPECT_EQ(negotiate(""), Format::text);
+  EXPECT_EQ(negotiate("application/openmetrics-text;q=0,text/plain"), Format::text);
+}
+
+TEST(ParseListen, HostAndPort) {
+  auto a = parse_listen("127.0.0.1:9262");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->host, "127.0.0.1");
+  EXPECT_EQ(a->port, 9262);
+  auto b = parse_listen("[::1]:0");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->host, "::1");
+  EXPECT_EQ(parse_listen("9262").error().message(),
+            "--listen '9262': no port (give HOST:PORT, e.g. 127.0.0.1:9262, [::1]:9262, or 0.0.0.0:9262 for every address)");
+  EXPECT_FALSE(parse_listen("127.0.0.1:99999"));
+  EXPECT_FALSE(parse_listen("::1:80"));
+}
+
+TEST(Server, ServesTheLastPageInTheAskedFormatAndHealth) {
+  TempDir tmp;
+  make_cgroup(tmp.path() + "/root/a");
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root"}, .interval_ns = 3600 * kS});
+  ASSERT_TRUE(c->scan(0));
+  auto server = Server::bind(*c, {.listen = {.host = "127.0.0.1", .port = 0}});
+  ASSERT_TRUE(server) << server.error().message();
+  std::thread http([&] { (*server)->serve(); });
+  httplib::Client client("127.0.0.1", (*server)->port());
+  httplib::Headers om = {{"Accept", "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"}};
+  auto first = client.Get("/metrics", om);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200);
+  EXPECT_EQ(first->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_NE(first->body.find("cgmem_memory_current_bytes{cgroup=\"/a\"} 34140160"), std::string::npos);
+  ASSERT_TRUE(c->scan(0));  // the next page has OpenMetrics: it was asked for
+  auto second = client.Get("/metrics", om);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->get_header_value("Content-Type"), "application/openmetrics-text; version=1.0.0; charset=utf-8");
+  EXPECT_TRUE(second->body.ends_with("# EOF\n"));
+  auto health = client.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_TRUE(health->body.starts_with("ok: last scan ")) << health->body;
+  auto missing = client.Get("/nothing");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  (*server)->stop();
+  http.join();
+}
+
+TEST(Server, APortInUseIsAnErrorNamingTheAddress) {
+  TempDir tmp;
+  make_cgroup(tmp.path() + "/root/a");
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root"}});
+  ASSERT_TRUE(c->scan(0));
+  auto first = Server::bind(*c, {.listen = {.host = "127.0.0.1", .port = 0}});
+  ASSERT_TRUE(first);
+  auto second = Server::bind(*c, {.listen = {.host = "127.0.0.1", .port = (*first)->port()}});
+  ASSERT_FALSE(second);
+  EXPECT_TRUE(second.error().message().starts_with("listen on 127.0.0.1:" + std::to_string((*first)->port())))
+      << second.error().message();
+}
+
+}  // namespace
+}  // namespace cgmem::exporter
