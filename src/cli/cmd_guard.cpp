@@ -1,0 +1,134 @@
+// `cgmem guard`: watch a cgroup2 subtree and act by a written policy (kill,
+// raise memory.high, emulate the RFC's memory.high.throttle, report), every
+// decision a JSON line with its evidence. Dry run unless --act. The logic is
+// in src/guard; this file is the loop: scan, decide, rate-limit, act, log.
+#include <time.h>
+
+#include <fmt/format.h>
+
+#include "cli/app.h"
+#include "cli/cmd_watch_scan.h"
+#include "cli/handlers.h"
+#include "common/exit_codes.h"
+#include "guard/act.h"
+#include "guard/decide.h"
+#include "guard/limits.h"
+#include "guard/line.h"
+#include "guard/policy.h"
+#include "watch/render.h"
+
+namespace cgmem::cli {
+namespace {
+
+struct Settings {
+  bool act = false;
+  bool json = false;
+  unsigned count = 0;  // intervals; 0: until SIGTERM/SIGINT
+};
+
+// Sleeps until the monotonic time `until_ns`, waking early on a stop signal.
+void sleep_until(uint64_t until_ns) {
+  while (!stop_requested()) {
+    uint64_t now = cgmem::now_ns();
+    if (now >= until_ns) return;
+    uint64_t left = std::min<uint64_t>(until_ns - now, 100'000'000);  // re-check the stop flag every 100 ms
+    timespec ts{time_t(left / 1'000'000'000), long(left % 1'000'000'000)};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+void print_decision(const guard::Decision& d, const guard::Outcome& o, const Settings& s) {
+  double when = unix_time_s();
+  if (s.json) {
+    fmt::print("{}\n", guard::decision_json(d, o, !s.act, when).dump());
+  } else {
+    time_t seconds = time_t(when);
+    tm local{};
+    localtime_r(&seconds, &local);
+    fmt::print("{:02}:{:02}:{:02} {}\n", local.tm_hour, local.tm_min, local.tm_sec, guard::decision_text(d, o));
+  }
+  std::fflush(stdout);
+}
+
+guard::Outcome carry_out(const guard::Decision& d, const Settings& s, guard::RateLimit& limit,
+                         guard::Actor& actor, uint32_t per_minute, double now_s) {
+  if (d.verb == guard::Verb::report) return {.result = "reported"};
+  if (!s.act) return {.result = fmt::format("dry run: would {} (--act to act)", guard::verb_name(d.verb))};
+  if (!limit.take(now_s))
+    return {.result = fmt::format("rate limited: {} actions in the last minute (limits.per_minute)", per_minute)};
+  return actor.act(d);
+}
+
+int guard_loop(const guard::Policy& policy, const TreeSetup& setup, const Settings& s) {
+  auto opened = watch::Scanner::open(setup.options);
+  if (!opened) return print_error(opened.error()), kFailure;
+  watch::Scanner& scanner = **opened;
+  guard::Guard guard(policy, setup.options.kernel);
+  guard::RateLimit limit(policy.limits.per_minute);
+  guard::CgroupActor actor(setup.options.root);
+  catch_stop_signals();
+  fmt::print(stderr, "cgmem guard: {} rule{} on {} every {}{}\n", policy.rules.size(),
+             policy.rules.size() == 1 ? "" : "s", setup.options.root,
+             watch::short_duration(double(setup.interval_ns) / 1e9),
+             s.act ? "; acting" : "; dry run: nothing is changed (--act to act)");
+  if (auto first = scanner.scan(cgmem::now_ns()); !first) return print_error(first.error()), kFailure;
+  uint64_t next = cgmem::now_ns() + setup.interval_ns;
+  for (unsigned done = 0; !stop_requested() && (s.count == 0 || done < s.count); ++done) {
+    sleep_until(next);
+    if (stop_requested()) break;
+    uint64_t now = cgmem::now_ns();
+    auto rows = scanner.scan(now);
+    if (!rows) return print_error(rows.error()), kFailure;
+    for (const guard::Decision& d : guard.observe(*rows)) {
+      double at = double(d.row->sample.t_ns) / 1e9;
+      guard::Outcome o = carry_out(d, s, limit, actor, policy.limits.per_minute, at);
+      print_decision(d, o, s);
+      guard.done(d, at, o.acted);
+    }
+    next += setup.interval_ns;
+    if (next < now) next = now + setup.interval_ns;  // a slow scan: no burst to catch up
+  }
+  if (stop_requested()) fmt::print(stderr, "cgmem guard: stopped by a signal\n");
+  return kOk;
+}
+
+}  // namespace
+
+int run_guard(std::span<char*> args) {
+  CLI::App app(
+      "Guard a cgroup2 subtree by a written policy: kill a cgroup that crawls over memory.high or\n"
+      "thrashes, raise memory.high for a service that should get room (and restore it), kill when the\n"
+      "RFC's memory.high.throttle = S would have, or only report. Every decision is a line with the\n"
+      "rule, the counters and the model's prediction behind it. Dry run unless --act; never acts on\n"
+      "the root, outside it, or on a cgroup no rule matches. See docs/guard.md.",
+      "guard");
+  TreeFlags flags;
+  add_tree_flags(app, flags);
+  std::string policy_path;
+  Settings s;
+  bool check = false;
+  app.add_option("--policy", policy_path, "the policy (TOML, docs/guard.md)")->required();
+  app.add_flag("--act", s.act, "carry decisions out (default: a dry run that only logs them)");
+  app.add_flag("--json", s.json, "one JSON line per decision (the evidence)");
+  app.add_option("--count", s.count, "stop after N intervals (default: until SIGTERM)");
+  app.add_flag("--check", check, "read the policy, print its rules and exit");
+  if (int code = parse(app, args); code >= 0) return code;
+
+  auto policy = guard::load_policy(policy_path);
+  if (!policy) return print_error(policy.error()), kUsage;
+  if (check) {
+    for (const auto& r : policy->rules)
+      fmt::print("{:<16} {:<14} match {}\n", r.name, guard::action_name(r.action), r.match_text);
+    return kOk;
+  }
+  if (s.act && flags.root.empty()) {
+    print_error(Error{.what = "--act without --root: the guard acts only inside a subtree it is given",
+                      .hint = "pass --root /sys/fs/cgroup/SUBTREE (the rules match paths below it)"});
+    return kUsage;
+  }
+  TreeSetup setup = live_setup(flags);
+  if (setup.exit_code) return setup.exit_code;
+  return guard_loop(*policy, setup, s);
+}
+
+}  // namespace cgmem::cli
