@@ -1,0 +1,44 @@
+// The load generator's stdout, timed: the driver reads it through a pipe
+// between sampler ticks, appends the bytes unchanged to load.stdout and
+// notes in load.times.jsonl when they came, one line per read:
+//   {"t_ns":1234567890,"bytes":4096}
+// t_ns since the program started, bytes the size of load.stdout after the
+// read. The report gives each output line the time of the first read that
+// reached its end, so a load that prints one line per round (redis-benchmark
+// -l --csv) gives throughput and latency against time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "common/error.h"
+
+namespace cgmem::lab {
+
+class LoadPipe {
+ public:
+  // Opens the pipe; out_fd and times_fd are the run directory's files (the
+  // caller closes them).
+  static Result<LoadPipe> open(int out_fd, int times_fd);
+  LoadPipe(LoadPipe&& other) noexcept;
+  LoadPipe& operator=(LoadPipe&&) = delete;
+  ~LoadPipe();
+
+  int write_end() const { return write_fd_; }
+  // After the load started: the driver keeps only the read end, so EOF comes
+  // when the load (and whatever it started) has closed its stdout.
+  void close_write_end();
+  // Waits until `deadline_ns` (CLOCK_MONOTONIC) or until output arrives.
+  void wait(uint64_t deadline_ns) const;
+  // Copies what is there now; `since_ns` is the program's start.
+  void drain(uint64_t now_ns, uint64_t since_ns);
+
+ private:
+  LoadPipe(int read_fd, int write_fd, int out_fd, int times_fd)
+      : read_fd_(read_fd), write_fd_(write_fd), out_fd_(out_fd), times_fd_(times_fd) {}
+  int read_fd_ = -1, write_fd_ = -1, out_fd_ = -1, times_fd_ = -1;
+  uint64_t bytes_ = 0;
+  std::array<char, 65536> buffer_{};
+};
+
+}  // namespace cgmem::lab

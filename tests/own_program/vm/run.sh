@@ -1,0 +1,24 @@
+# The own-program batch, run in the guest by `cgmem vm --script run.sh`
+# (tests/own_program/CMakeLists.txt): a short Redis example under no limit and
+# under a memory.max it outgrows, then the kernel's own memory-controller
+# selftest from a directory on the run disk. Host-side checks:
+# tests/own_program/own_program_vm_test.cpp.
+bench="redis-benchmark -p 6390 -t set -n 4000 -r 20000 -d 2048 -P 8 --csv"
+for config in none max; do
+  limits=""
+  [ "$config" = max ] && limits="--max 24M"
+  start=$(cut -d' ' -f1 /proc/uptime)
+  cgmem run --name "redis-$config" $limits --cap 12s --out "runs/redis-$config" --quiet \
+    --command --ready-tcp 6390 -- redis-server --port 6390 --bind 127.0.0.1 --save "" --appendonly no \
+    --load -- sh -c "for round in 1 2 3 4 5 6; do $bench || exit 1; done" > "redis-$config.txt" 2>&1
+  echo $? > "redis-$config.status"
+  echo "own_program: redis-$config: status $(cat "redis-$config.status"), uptime $start to $(cut -d' ' -f1 /proc/uptime) s" >&2
+done
+if [ -x /vm/in/test_memcontrol ]; then
+  # From the run disk: its page-cache tests need a file system whose pages can be reclaimed (not tmpfs).
+  mkdir -p selftest
+  start=$(cut -d' ' -f1 /proc/uptime)
+  (cd selftest && timeout 150 /vm/in/test_memcontrol > log 2>&1; echo $? > status)
+  echo "own_program: test_memcontrol: status $(cat selftest/status), uptime $start to $(cut -d' ' -f1 /proc/uptime) s" >&2
+fi
+exit 0
