@@ -24,10 +24,15 @@ packages=(
   # benchmarks that compare with a plain Python parse
   python3 bc                          # bench/ scripts
   tmux                                # tests drive `cgmem top` in a terminal
+  libcpp-httplib-dev                  # cgmem exporter: the HTTP server (a shared library: not in the static build)
+  prometheus curl jq                  # exporter tests: promtool check metrics/rules, a real Prometheus scraping
+  prometheus-node-exporter            # bench/exporter_vs_scan.sh: the reference scrape
+  # the own-program example (examples/redis.toml, docs/own-program.md): a real server and its load
+  redis-server redis-tools
 )
 
 if [[ ${1:-} == --main ]]; then
-  test_only=" clang-16 libclang-rt-16-dev libgtest-dev libgmock-dev libbenchmark-dev python3 bc "
+  test_only=" clang-16 libclang-rt-16-dev libgtest-dev libgmock-dev libbenchmark-dev python3 bc prometheus curl jq prometheus-node-exporter "
   kept=()
   for p in "${packages[@]}"; do [[ $test_only == *" $p "* ]] || kept+=("$p"); done
   packages=("${kept[@]}")

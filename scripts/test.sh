@@ -3,7 +3,8 @@
 # the README's test command and what .ci/run calls. Configurations:
 #   build/release  Release, all tests (unit and, through the VM, real-kernel)
 #   build/asan     ASan+UBSan, unit tests
-#   build/static   the fully static cgmem that the VM guest runs
+#   build/static   what the VM guest runs: the fully static cgmem and the
+#                  guest's test programs
 #   build/fuzz     clang libFuzzer targets, each run for $CGMEM_FUZZ_SECONDS
 # Environment: CGMEM_SKIP_VM=1 leaves out the tests labelled "vm" and
 # "kernel"; CGMEM_SKIP_KERNEL=1 only those labelled "kernel" (they build the
@@ -25,11 +26,12 @@ step "install dependencies"
 bash scripts/install-deps.sh
 
 step "configure and build: release, static, asan"
-configure build/release -DCMAKE_BUILD_TYPE=Release -DCGMEM_STATIC_BINARY="$PWD/build/static/src/cli/cgmem"
+configure build/release -DCMAKE_BUILD_TYPE=Release -DCGMEM_STATIC_BINARY="$PWD/build/static/src/cli/cgmem" \
+  -DCGMEM_GUEST_DIR="$PWD/build/static/tests/vm/guest"
 configure build/static -DCMAKE_BUILD_TYPE=Release -DCGMEM_STATIC=ON -DCGMEM_TESTS=OFF
 configure build/asan -DCMAKE_BUILD_TYPE=Debug -DCGMEM_SANITIZE=ON
 cmake --build build/release -j "$jobs"
-cmake --build build/static -j "$jobs" --target cgmem  # before the vm tests: the guest runs it
+cmake --build build/static -j "$jobs"  # before the vm tests: the guest runs it
 cmake --build build/asan -j "$jobs"
 
 if [[ -d fuzz ]]; then

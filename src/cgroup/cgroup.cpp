@@ -13,40 +13,13 @@
 namespace cgmem::cgroup {
 
 Result<Cgroup> Cgroup::open(const std::string& path, Effects& effects) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return sys_error("open cgroup", path);
+  Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return sys_error("open cgroup", path);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    auto error = sys_error("stat cgroup", path);
-    ::close(fd);
-    return error;
-  }
+  if (::fstat(fd.get(), &st) != 0) return sys_error("stat cgroup", path);
   std::string clean = path;
   while (clean.size() > 1 && clean.back() == '/') clean.pop_back();
-  return Cgroup(fd, std::move(clean), st.st_ino, st.st_dev, effects);
-}
-
-Cgroup::Cgroup(Cgroup&& other) noexcept
-    : fd_(other.fd_), path_(std::move(other.path_)), inode_(other.inode_), dev_(other.dev_),
-      effects_(other.effects_) {
-  other.fd_ = -1;
-}
-
-Cgroup& Cgroup::operator=(Cgroup&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.fd_;
-    path_ = std::move(other.path_);
-    inode_ = other.inode_;
-    dev_ = other.dev_;
-    effects_ = other.effects_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-Cgroup::~Cgroup() {
-  if (fd_ >= 0) ::close(fd_);
+  return Cgroup(std::move(fd), std::move(clean), st.st_ino, st.st_dev, effects);
 }
 
 Result<void> Cgroup::check_name(std::string_view name) {
@@ -67,7 +40,7 @@ Result<void> Cgroup::check_name(std::string_view name) {
 }
 
 Result<void> Cgroup::require_cgroupfs(std::string_view action) const {
-  if (effects_->on_cgroupfs(fd_)) return {};
+  if (effects_->on_cgroupfs(fd_.get())) return {};
   return fail(std::string(action) + ": not a cgroup (not on a cgroup2 file system)", path_,
               "give a directory under the cgroup2 mount; `cgmem host` shows where it is");
 }
@@ -76,7 +49,7 @@ Result<Cgroup> Cgroup::create_child(std::string_view name) const {
   if (auto ok = require_cgroupfs("create a child cgroup"); !ok) return std::unexpected(ok.error());
   if (auto ok = check_name(name); !ok) return std::unexpected(ok.error());
   std::string child(name);
-  if (int err = effects_->make_dir(fd_, child); err != 0) {
+  if (int err = effects_->make_dir(fd_.get(), child); err != 0) {
     std::string hint = err == EEXIST   ? "it exists already: remove it or choose another name"
                        : err == EACCES || err == EPERM
                            ? "run as root, or under a cgroup delegated to you"
@@ -92,11 +65,11 @@ Result<Cgroup> Cgroup::open_child(std::string_view name) const {
 }
 
 Result<std::string> Cgroup::read(const char* file) const {
-  return read_text_at(fd_, file, file_path(file));
+  return read_text_at(fd_.get(), file, file_path(file));
 }
 
 Result<FileReader> Cgroup::reader(const char* file) const {
-  return FileReader::open(fd_, file, file_path(file));
+  return FileReader::open(fd_.get(), file, file_path(file));
 }
 
 Error Cgroup::write_error(const char* file, std::string_view text, int err) const {
@@ -122,7 +95,7 @@ Error Cgroup::write_error(const char* file, std::string_view text, int err) cons
 
 Result<void> Cgroup::write(const char* file, std::string_view text) const {
   if (auto ok = require_cgroupfs(std::string("write ") + file); !ok) return ok;
-  if (int err = effects_->write_file(fd_, file, text); err != 0) {
+  if (int err = effects_->write_file(fd_.get(), file, text); err != 0) {
     return std::unexpected(write_error(file, text, err));
   }
   return {};

@@ -30,6 +30,7 @@
 #include "cgroup/pressure.h"
 #include "cgroup/reader.h"
 #include "common/error.h"
+#include "common/fd.h"
 #include "common/size.h"
 
 namespace cgmem::cgroup {
@@ -113,23 +114,20 @@ class Cgroup {
   // True when PATH is still the directory opened (same inode and device).
   bool is_same() const;
 
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
   const std::string& path() const { return path_; }
   ino_t inode() const { return inode_; }
 
-  Cgroup(Cgroup&& other) noexcept;
-  Cgroup& operator=(Cgroup&& other) noexcept;
-  Cgroup(const Cgroup&) = delete;
-  Cgroup& operator=(const Cgroup&) = delete;
-  ~Cgroup();
+  Cgroup(Cgroup&&) noexcept = default;
+  Cgroup& operator=(Cgroup&&) noexcept = default;
 
  private:
-  Cgroup(int fd, std::string path, ino_t inode, dev_t dev, Effects& effects)
-      : fd_(fd), path_(std::move(path)), inode_(inode), dev_(dev), effects_(&effects) {}
+  Cgroup(Fd fd, std::string path, ino_t inode, dev_t dev, Effects& effects)
+      : fd_(std::move(fd)), path_(std::move(path)), inode_(inode), dev_(dev), effects_(&effects) {}
   std::string file_path(const char* file) const { return path_ + "/" + file; }
   Error write_error(const char* file, std::string_view text, int err) const;
 
-  int fd_ = -1;
+  Fd fd_;  // the cgroup's directory
   std::string path_;
   ino_t inode_ = 0;
   dev_t dev_ = 0;

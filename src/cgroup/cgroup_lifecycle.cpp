@@ -30,7 +30,7 @@ bool kill_new(Effects& effects, const std::vector<pid_t>& pids, std::vector<pid_
 
 Result<void> Cgroup::kill_all() const {
   if (auto ok = require_cgroupfs("kill every process"); !ok) return ok;
-  int err = effects_->write_file(fd_, files::kCgroupKill, "1");
+  int err = effects_->write_file(fd_.get(), files::kCgroupKill, "1");
   if (err == 0) return {};
   if (err != ENOENT) return std::unexpected(write_error(files::kCgroupKill, "1", err));
   // No cgroup.kill before 5.14: signal each pid, and again for pids that
@@ -50,7 +50,8 @@ Result<void> Cgroup::wait_empty(std::chrono::milliseconds timeout) const {
   auto deadline = Clock::now() + timeout;
   // The kernel signals a change of cgroup.events to inotify (IN_MODIFY).
   // Without inotify the 100 ms re-read below still gets there.
-  int watch_fd = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  Fd watch(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+  int watch_fd = watch.get();
   if (watch_fd >= 0) ::inotify_add_watch(watch_fd, file_path(files::kCgroupEvents).c_str(), IN_MODIFY);
   Result<void> result;
   for (;;) {
@@ -78,7 +79,6 @@ Result<void> Cgroup::wait_empty(std::chrono::milliseconds timeout) const {
       ::usleep(static_cast<useconds_t>(std::min<long>(left.count(), 100)) * 1000);
     }
   }
-  if (watch_fd >= 0) ::close(watch_fd);
   return result;
 }
 

@@ -8,22 +8,17 @@
 namespace cgmem::cgroup {
 
 Result<std::string> read_text_at(int dir_fd, const std::string& name, const std::string& display) {
-  int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return sys_error("open", display);
+  Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return sys_error("open", display);
   std::string out;
   char chunk[4096];
   for (;;) {
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    ssize_t n = ::read(fd.get(), chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      auto error = sys_error("read", display);
-      ::close(fd);
-      return error;
-    }
+    if (n < 0) return sys_error("read", display);
     if (n == 0) break;
     out.append(chunk, static_cast<size_t>(n));
   }
-  ::close(fd);
   return out;
 }
 
@@ -42,35 +37,17 @@ int write_text_at(int dir_fd, const char* name, std::string_view text) noexcept 
 }
 
 Result<FileReader> FileReader::open(int dir_fd, const std::string& name, const std::string& display) {
-  int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return sys_error("open", display);
-  return FileReader(fd, display);
+  Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return sys_error("open", display);
+  return FileReader(std::move(fd), display);
 }
 
 Result<FileReader> FileReader::open(const std::string& path) { return open(AT_FDCWD, path, path); }
 
-FileReader::FileReader(FileReader&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) {
-  other.fd_ = -1;
-}
-
-FileReader& FileReader::operator=(FileReader&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.fd_;
-    path_ = std::move(other.path_);
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-FileReader::~FileReader() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 std::optional<std::string_view> FileReader::read_raw(std::span<char> buffer) const noexcept {
   size_t used = 0;
   while (used < buffer.size()) {
-    ssize_t n = ::pread(fd_, buffer.data() + used, buffer.size() - used, static_cast<off_t>(used));
+    ssize_t n = ::pread(fd_.get(), buffer.data() + used, buffer.size() - used, static_cast<off_t>(used));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return std::nullopt;
     if (n == 0) return std::string_view(buffer.data(), used);

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "common/error.h"
+#include "common/fd.h"
 
 namespace cgmem::cgroup {
 
@@ -42,11 +43,8 @@ class FileReader {
   static Result<FileReader> open(int dir_fd, const std::string& name, const std::string& display);
   static Result<FileReader> open(const std::string& path);
 
-  FileReader(FileReader&& other) noexcept;
-  FileReader& operator=(FileReader&& other) noexcept;
-  FileReader(const FileReader&) = delete;
-  FileReader& operator=(const FileReader&) = delete;
-  ~FileReader();
+  FileReader(FileReader&&) noexcept = default;
+  FileReader& operator=(FileReader&&) noexcept = default;
 
   // Preads the whole file into buffer; the view points into buffer. No heap
   // allocation unless it fails. A file that fills the buffer is an error
@@ -57,12 +55,12 @@ class FileReader {
   // (E2BIG when the buffer was full), never allocates.
   std::optional<std::string_view> read_raw(std::span<char> buffer) const noexcept;
 
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
   const std::string& path() const { return path_; }
 
  private:
-  FileReader(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  int fd_ = -1;
+  FileReader(Fd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  Fd fd_;
   std::string path_;
 };
 

@@ -16,7 +16,9 @@ int parse(CLI::App& app, std::span<char*> args) {
   try {
     app.parse(words);
   } catch (const CLI::CallForHelp&) {
-    fmt::print("{}", app.help());
+    // "Usage: cgmem NAME ...", the way it is typed (the app is named NAME
+    // so that errors can say 'cgmem NAME --help').
+    fmt::print("{}", app.help("cgmem"));
     return kOk;
   } catch (const CLI::ParseError& e) {
     print_error(e.what());

@@ -77,6 +77,18 @@ void add_run_flags(CLI::App& app, lab::RunOptions& o, uint64_t& neighbour) {
   duration_flag(app, "--cap", o.cap_ns, lab::Unit::s, "stop the run after this long (default 60s)");
   duration_flag(app, "--neighbour", neighbour, lab::Unit::ms,
                 "run a neighbour that allocates 64 KiB on the workload's CPU every INTERVAL");
+  app.add_option_function<uint16_t>("--ready-tcp", [&o](uint16_t port) { o.ready_tcp = port; },
+                                    "--command: start the load once 127.0.0.1:PORT accepts a connection")
+      ->check(CLI::Range(1, 65535));
+  app.add_option_function<std::string>(
+         "--ready-delay", [&o](const std::string& text) { o.ready_delay_ns = *lab::parse_duration(text, lab::Unit::s); },
+         "--command: start the load this long after the program (default: at once)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            auto parsed = lab::parse_duration(text, lab::Unit::s);
+            return parsed ? std::string() : parsed.error().message();
+          },
+          "DURATION"));
   app.add_flag("--quiet", o.quiet, "no progress line on stderr");
   app.add_flag("--force", o.force, "allow memory.max/high below 1MiB or above RAM");
 }
@@ -96,8 +108,17 @@ void print_result(const lab::RunResult& r) {
   if (r.outcome.signal) status += fmt::format(", signal {}", *r.outcome.signal);
   if (r.outcome.exit_code) status += fmt::format(", exit code {}", *r.outcome.exit_code);
   fmt::print("{:<9}{}\n", "outcome", status);
-  fmt::print("{:<9}{} ops, {} samples\n", "logged", j["ops"].get<uint64_t>(),
-             j["samples"].get<uint64_t>());
+  if (j["ops"].is_number())
+    fmt::print("{:<9}{} ops, {} samples\n", "logged", j["ops"].get<uint64_t>(), j["samples"].get<uint64_t>());
+  else
+    fmt::print("{:<9}{} samples (a --command run has no op lines)\n", "logged", j["samples"].get<uint64_t>());
+  if (const auto load = j.find("load"); load != j.end()) {
+    std::string text = (*load)["started"].get<bool>() ? fmt::format("started at {:.2f}s", (*load)["started_s"].get<double>())
+                                                      : std::string("never started");
+    if ((*load)["exit_code"].is_number()) text += fmt::format(", exit code {}", (*load)["exit_code"].get<int>());
+    if ((*load)["signal"].is_number()) text += fmt::format(", signal {}", (*load)["signal"].get<int>());
+    fmt::print("{:<9}{} (load.stdout)\n", "load", text);
+  }
   std::string events;
   for (const auto& [key, value] : j["events"].items()) events += fmt::format("{} {}  ", key, value.dump());
   fmt::print("{:<9}{}\n", "events", events);
@@ -125,25 +146,39 @@ std::pair<std::span<char*>, std::vector<std::string>> split_at_dashes(std::span<
 
 int run_run(std::span<char*> args) {
   CLI::App app(
-      "Run `cgmem workload` in a new cgroup PARENT/NAME with the given limits, sample it every\n"
-      "--interval, and record the run directory (meta.json, ops.jsonl, samples.jsonl,\n"
-      "outcome.json; docs/run-format.md). Example:\n"
-      "  cgmem run --name over --max 32M --cap 20 -- --target 40M",
+      "Run `cgmem workload` (or, with --command, your own program) in a new cgroup PARENT/NAME\n"
+      "with the given limits, sample it every --interval, and record the run directory\n"
+      "(meta.json, ops.jsonl, samples.jsonl, outcome.json; docs/run-format.md). Examples:\n"
+      "  cgmem run --name over --max 32M --cap 20 -- --target 40M\n"
+      "  cgmem run --name redis --max 64M --command --ready-tcp 6379 -- redis-server --save '' \\\n"
+      "      --load -- redis-benchmark -q -t set -n 100000 --csv   (docs/own-program.md)",
       "run");
   lab::RunOptions options;
   uint64_t neighbour = 0;
   bool json = false;
   add_run_flags(app, options, neighbour);
+  bool command = false;
   app.add_flag("--json", json, "print outcome.json (with run_dir) instead of a table");
+  app.add_flag("--command", command,
+               "run PROG ARGS given after `--` instead of the workload; `--load -- CMD ARGS` after them "
+               "starts a load generator in its own cgroup");
   auto [driver_args, workload_words] = split_at_dashes(args);
   if (int code = parse(app, driver_args); code >= 0) return code;
   if (neighbour != 0) options.neighbour_ns = neighbour;
-  options.workload_args = workload_words;
+  if (command) {
+    lab::split_command_words(workload_words, options);
+    if (options.command.empty())
+      return print_error(fail("--command: no program after '--'", {},
+                                   "e.g. cgmem run --name r --max 64M --command -- redis-server").error()),
+             kUsage;
+  } else {
+    options.workload_args = workload_words;
+  }
 
   auto facts = cgroup::probe_host();
   lab::Machine machine{.cpus = std::max(facts.cpus, 1u), .mem_total_bytes = facts.mem_total_bytes};
   if (auto valid = lab::validate(options, machine); !valid) return print_error(valid.error()), kUsage;
-  auto workload = parse_workload_words(options.workload_args);
+  auto workload = command ? Result<lab::WorkloadOptions>() : parse_workload_words(options.workload_args);
   if (!workload) return print_error(workload.error()), kUsage;
   if (!facts.cgroup2_mount || (!options.parent && !facts.memory_controller_usable)) {
     print_error(fmt::format("no usable cgroup v2 memory controller here: {}; {}",

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -65,6 +66,16 @@ int report(const vm::VmOptions& options, const vm::VmRun& run, bool json) {
   return run.exit_code;
 }
 
+// --forward HOST_PORT:GUEST_PORT
+Result<vm::PortForward> parse_forward(const std::string& text) {
+  unsigned host = 0, guest = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%u:%u%c", &host, &guest, &tail) != 2 || host == 0 || guest == 0 ||
+      host > 65535 || guest > 65535)
+    return fail("--forward '" + text + "' is not HOST_PORT:GUEST_PORT", "", "e.g. --forward 19262:9262");
+  return vm::PortForward{.host_port = int(host), .guest_port = int(guest)};
+}
+
 }  // namespace
 
 int run_vm(std::span<char*> args) {
@@ -93,8 +104,14 @@ int run_vm(std::span<char*> args) {
       ->check(CLI::ExistingFile);
   app.add_option("--file", options.files, "copy FILE (or a directory) into /vm/in, on PATH in the guest")
       ->check(CLI::ExistingPath);
+  app.add_option("--program", options.programs,
+                 "bring host program NAME (PATH lookup) or PATH and the shared libraries it needs (read from its "
+                 "ELF, as ld.so would find them) into the guest: /usr/local/bin/NAME, on PATH");
   app.add_option("--accel", accel, "kvm or tcg (default: kvm where it works)")->check(CLI::IsMember({"kvm", "tcg"}));
   app.add_flag("--json", json, "print the run's record as JSON on stderr instead of the summary line");
+  std::vector<std::string> forwards;
+  app.add_option("--forward", forwards,
+                 "HOST_PORT:GUEST_PORT: forward 127.0.0.1:HOST_PORT on the host to the guest's port (repeatable)");
   // Everything from the first word that is not a vm option on (or after
   // --) is the inner command, its flags included: `cgmem vm host --json`.
   app.prefix_command();
@@ -110,6 +127,11 @@ int run_vm(std::span<char*> args) {
   options.disk_bytes = limit_from(disk, {}).bytes();
   options.swap_bytes = limit_from(swap, {}).bytes();
   options.timeout = std::chrono::seconds(timeout);
+  for (const std::string& text : forwards) {
+    auto forward = parse_forward(text);
+    if (!forward) return print_error(forward.error()), kUsage;
+    options.forwards.push_back(*forward);
+  }
   if (!accel.empty()) options.accel = accel == "kvm" ? vm::Accel::kvm : vm::Accel::tcg;
   if (!options.kernel.empty()) {
     auto choice = kernel::resolve_kernel(options.kernel);

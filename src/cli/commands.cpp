@@ -21,7 +21,9 @@ constexpr Command kCommands[] = {
     {"report", "summarize run directories and compare them with the kernel's formula", run_report},
     {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
     {"watch", "which cgroups are throttled, thrashing, at memory.max or killed, live (reads only)", run_watch},
+    {"guard", "act on a cgroup2 subtree by a policy: kill crawlers, raise memory.high, emulate the RFC shift", run_guard},
     {"top", "a live terminal view of the cgroups under memory pressure, worst first", run_top},
+    {"exporter", "serve the watch scan as Prometheus metrics (/metrics, /healthz; reads only)", run_exporter},
     {"translate", "what systemd, Docker, Kubernetes... write to the memory files, and what it does", run_translate},
 };
 

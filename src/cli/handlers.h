@@ -18,5 +18,7 @@ int run_matrix(std::span<char*> args);
 int run_kernel(std::span<char*> args);
 int run_watch(std::span<char*> args);
 int run_top(std::span<char*> args);
+int run_guard(std::span<char*> args);
+int run_exporter(std::span<char*> args);
 
 }  // namespace cgmem::cli

@@ -2,18 +2,17 @@
 
 #include <fmt/format.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdio.h>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "cli/app.h"
 #include "common/exit_codes.h"
+#include "common/process.h"
 #include "lab/matrix/plan.h"
-
-extern char** environ;
 
 namespace cgmem::cli {
 
@@ -32,20 +31,18 @@ unsigned timeout_for(const MatrixFlags& f, const lab::MatrixSpec& spec) {
 
 int spawn_and_wait(const std::vector<std::string>& args) {
   std::string exe = fs::read_symlink("/proc/self/exe").string();
-  std::vector<char*> argv = {exe.data()};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
-    print_error(Error{.what = "start `cgmem vm`", .err = errno, .path = exe});
+  std::vector<std::string> argv{exe};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto vm = Process::start({.argv = std::move(argv), .stdin_fd = kInherit, .what = "start `cgmem vm`", .error_path = exe});
+  if (!vm) {
+    print_error(vm.error());
     return kFailure;
   }
   // SIGINT reaches `cgmem vm` too (same process group); it stops QEMU and returns.
   signal(SIGINT, SIG_IGN);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  int code = vm->wait();
   signal(SIGINT, SIG_DFL);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return code;
 }
 
 // Moves what the guest wrote (runs, batch.json) over the host batch.
@@ -77,6 +74,17 @@ Result<void> merge_back(const fs::path& from, const fs::path& into) {
 std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpec& spec, const std::string& vm_out,
                                       const std::string& resume_from, unsigned timeout_s) {
   std::vector<std::string> vm = {"vm", "--file", spec.path};
+  // A workload that is the user's program: it and its load generator come in
+  // with their libraries, under the names the spec uses (docs/own-program.md).
+  std::set<std::string> programs;
+  for (const auto& w : spec.workloads) {
+    std::vector<std::string> wanted = w.programs;
+    if (wanted.empty())
+      for (const auto* argv : {&w.command, &w.load})
+        if (!argv->empty()) wanted.push_back(argv->front());
+    for (const auto& program : wanted)
+      if (programs.insert(program).second) vm.insert(vm.end(), {"--program", program});
+  }
   std::vector<std::string> inner = {"matrix", "/vm/in/" + fs::path(spec.path).filename().string(), "--native",
                                     "--progress-lines", "--out", "."};
   std::string claim = !f.claim.empty() ? f.claim : spec.claim.value_or("");

@@ -19,7 +19,8 @@ struct Error {
   // ESRCH): callers one layer up treat these as "no data", not failure.
   bool vanished() const { return err == ENOENT || err == ENODEV || err == ESRCH; }
 
-  // "what: path: strerror (hint)" with the empty parts left out.
+  // "what: path: strerror (hint)" with the empty parts left out, on one
+  // line: control bytes (from quoted input) appear as \n, \t or \xNN.
   std::string message() const;
 };
 

@@ -49,6 +49,8 @@ Result<std::string> read_file(const std::string& path, std::string_view what, ui
   }
 }
 
+std::string read_file_or_empty(const std::string& path) { return read_file(path, path).value_or(""); }
+
 Result<void> write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());

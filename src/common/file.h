@@ -26,6 +26,11 @@ Result<Fd> open_regular(const std::string& path, std::string_view what);
 // The whole of a regular file of at most `max_bytes`.
 Result<std::string> read_file(const std::string& path, std::string_view what, uint64_t max_bytes = kDefaultMaxInput);
 
+// The whole file, or "" when it cannot be read: for files cgmem wrote itself
+// and only searches (a build log, a console log, a guest's result), where a
+// missing file simply means nothing there yet.
+std::string read_file_or_empty(const std::string& path);
+
 // write(2) of a whole buffer, retried on EINTR and short writes.
 Result<void> write_all(int fd, std::string_view data);
 

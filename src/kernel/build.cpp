@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/clock.h"
+#include "common/file.h"
 #include "kernel/step.h"
 #include "vm/bzimage.h"
 #include "vm/elf.h"
@@ -21,22 +23,6 @@ namespace fs = std::filesystem;
 namespace cgmem::kernel {
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string now_utc() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return stamp;
-}
 
 // One build in its temporary directory: the steps share the log, the
 // directories and the way a failure is reported.
@@ -63,7 +49,7 @@ class Build {
     if (*code == 128 + SIGINT && stop_ && *stop_) return failed(step, "interrupted");
     if (*code != 0) {
       std::string shown = fmt::format("{}", fmt::join(argv, " "));
-      return failed(step, fmt::format("'{}' exited with {}: {}", shown, *code, error_lines(read_text(log()))));
+      return failed(step, fmt::format("'{}' exited with {}: {}", shown, *code, error_lines(read_file_or_empty(log()))));
     }
     return {};
   }
@@ -104,7 +90,7 @@ class Build {
     if (auto ok = run("configure", {"sh", "scripts/kconfig/merge_config.sh", "-m", ".config", frag}, src()); !ok)
       return ok;
     if (auto ok = run("configure", {"make", "olddefconfig"}, src()); !ok) return ok;
-    auto missing = missing_options(wanted, read_text(src() + "/.config"));
+    auto missing = missing_options(wanted, read_file_or_empty(src() + "/.config"));
     if (!missing.empty()) {
       return failed("configure", fmt::format("make olddefconfig dropped {} (a dependency is off; fix "
                                              "kernel/config/lab.config)", fmt::join(missing, ", ")));
@@ -153,7 +139,7 @@ class Build {
     if (!release) return failed("install", release.error().message());
     Entry entry{.dir = final_dir(), .name = name_, .key = key_, .hz = request_.inputs.hz,
                 .patch = request_.inputs.patch.value_or(""), .source_version = request_.source.version,
-                .release = *release, .built_at = now_utc(), .seconds = seconds_so_far, .jobs = request_.jobs,
+                .release = *release, .built_at = iso_utc(std::time(nullptr)), .seconds = seconds_so_far, .jobs = request_.jobs,
                 .objects = objects_, .image_bytes = fs::file_size(entry_dir() + "/bzImage", ec)};
     std::ofstream(entry_dir() + "/" + kEntryFile) << entry_json(entry);
     // Replace an older entry of the same key (--force) by moving it aside first.

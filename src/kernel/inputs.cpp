@@ -9,7 +9,7 @@
 #include <charconv>
 
 #include "lab/matrix/sha256.h"
-#include "vm/process.h"
+#include "common/process.h"
 
 namespace cgmem::kernel {
 
@@ -59,7 +59,7 @@ Result<std::string> patch_text(std::string_view patch) {
 }
 
 Result<Source> debian_source() {
-  auto query = vm::run_program({"dpkg-query", "-W", "-f=${Version}", kSourcePackage});
+  auto query = run_program({"dpkg-query", "-W", "-f=${Version}", kSourcePackage});
   if (!query || query->exit_code != 0 || query->output.empty() || access(kSourceTarball, R_OK) != 0) {
     return fail(fmt::format("find Debian's {} source ({} from the package {})", kSourcePackage, kSourceTarball,
                             kSourcePackage),

@@ -6,12 +6,8 @@
 namespace cgmem::lab {
 
 KernelLog::KernelLog(const std::string& path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd_ >= 0) ::lseek(fd_, 0, SEEK_END);
-}
-
-KernelLog::~KernelLog() {
-  if (fd_ >= 0) ::close(fd_);
+  fd_.reset(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (fd_.valid()) ::lseek(fd_.get(), 0, SEEK_END);
 }
 
 std::vector<std::string> oom_lines_for(const std::vector<std::string>& messages,
@@ -40,10 +36,10 @@ std::vector<std::string> oom_lines_for(const std::vector<std::string>& messages,
 
 std::vector<std::string> KernelLog::collect(std::string_view cgroup) {
   std::vector<std::string> messages;
-  if (fd_ < 0) return messages;
+  if (!fd_.valid()) return messages;
   char record[8192];
   for (;;) {
-    ssize_t n = ::read(fd_, record, sizeof record);
+    ssize_t n = ::read(fd_.get(), record, sizeof record);
     if (n < 0 && errno == EPIPE) continue;  // overwritten records: go on
     if (n <= 0) break;
     std::string_view text(record, static_cast<size_t>(n));

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/fd.h"
+
 namespace cgmem::lab {
 
 class KernelLog {
@@ -19,17 +21,14 @@ class KernelLog {
   // Opens /dev/kmsg (or `path`) at its end. Without permission the log is
   // simply empty (the run records that).
   explicit KernelLog(const std::string& path = "/dev/kmsg");
-  ~KernelLog();
-  KernelLog(const KernelLog&) = delete;
-  KernelLog& operator=(const KernelLog&) = delete;
 
-  bool is_open() const { return fd_ >= 0; }
+  bool is_open() const { return fd_.valid(); }
   // Reads everything logged since the open and keeps the lines about the
   // cgroup whose path relative to the cgroup2 mount is `cgroup` ("/cgmem/over").
   std::vector<std::string> collect(std::string_view cgroup);
 
  private:
-  int fd_ = -1;
+  Fd fd_;
 };
 
 // The filter on its own: `messages` are the text of kmsg records in order.

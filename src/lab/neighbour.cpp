@@ -11,6 +11,8 @@
 
 #include <cstring>
 
+#include "common/fd.h"
+
 namespace cgmem::lab {
 
 void neighbour_loop(unsigned cpu, uint64_t interval_ns) {
@@ -35,30 +37,31 @@ void neighbour_loop(unsigned cpu, uint64_t interval_ns) {
 }
 
 Result<pid_t> start_neighbour(const cgroup::Cgroup& into, unsigned cpu, uint64_t interval_ns) {
-  int go[2];
-  if (::pipe2(go, O_CLOEXEC) != 0) return sys_error("create a pipe for the neighbour");
+  int go_fds[2];
+  if (::pipe2(go_fds, O_CLOEXEC) != 0) return sys_error("create a pipe for the neighbour");
+  Fd go_in(go_fds[0]), go_out(go_fds[1]);
   pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) return sys_error("fork the neighbour");
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the driver
     if (::getppid() != parent) ::_exit(1);
-    ::close(go[1]);
+    go_out.reset();
     char byte;
-    if (::read(go[0], &byte, 1) != 1) ::_exit(1);  // the driver failed to move it
+    if (::read(go_in.get(), &byte, 1) != 1) ::_exit(1);  // the driver failed to move it
     neighbour_loop(cpu, interval_ns);
   }
-  ::close(go[0]);
+  go_in.reset();
   auto moved = into.move(pid);
   if (!moved) {
-    ::close(go[1]);
+    go_out.reset();
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     return std::unexpected(moved.error());
   }
   char byte = 1;
-  ssize_t n = ::write(go[1], &byte, 1);
-  ::close(go[1]);
+  ssize_t n = ::write(go_out.get(), &byte, 1);
+  go_out.reset();
   if (n != 1) return sys_error("start the neighbour");
   return pid;
 }

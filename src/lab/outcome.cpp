@@ -14,6 +14,7 @@ std::string_view status_name(Status status) {
     case Status::cap: return "cap";
     case Status::interrupted: return "interrupted";
     case Status::failed: return "failed";
+    case Status::load_done: return "load_done";
   }
   return "failed";
 }
@@ -53,8 +54,12 @@ Outcome classify(const EndFacts& f) {
     out.status = Status::failed;
   } else if (f.interrupted) {
     out.status = Status::interrupted;
+  } else if (f.load_failed) {
+    out.status = Status::failed;
   } else if (f.stopped_at_cap) {
     out.status = Status::cap;
+  } else if (f.load_finished) {
+    out.status = Status::load_done;
   } else if (f.wait_status) {
     out.status = classify_reaped(f, out);
   } else {

@@ -12,7 +12,9 @@
 
 namespace cgmem::lab {
 
-enum class Status { oom_killed, exited, cap, interrupted, failed };
+// load_done: a --command run whose load generator finished, after which the
+// driver stopped the program (a server does not end on its own).
+enum class Status { oom_killed, exited, cap, interrupted, failed, load_done };
 
 std::string_view status_name(Status status);
 
@@ -21,6 +23,8 @@ struct EndFacts {
   std::optional<int> wait_status;      // from waitpid, when the workload was reaped on its own
   bool stopped_at_cap = false;         // the driver killed it at --cap
   bool interrupted = false;            // SIGINT/SIGTERM to the driver
+  bool load_finished = false;          // --load ended and the driver stopped the program
+  bool load_failed = false;            // --load could not be started: the run failed
   uint64_t oom_kill_before = 0;        // memory.events oom_kill when the workload started
   std::optional<uint64_t> oom_kill_after;  // at the end (absent when unreadable)
   uint64_t started_ns = 0;

@@ -22,12 +22,8 @@ std::string progress_line(double elapsed_s, const TickSummary& tick, uint64_t op
 Progress::Progress(bool quiet, const std::string& ops_path, uint64_t started_ns)
     : quiet_(quiet), started_ns_(started_ns), next_ns_(started_ns + 1'000'000'000ULL) {
   if (quiet_) return;
-  fd_ = ::open(ops_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ >= 0) tail_ = std::make_unique<OpsTail>(fd_);
-}
-
-Progress::~Progress() {
-  if (fd_ >= 0) ::close(fd_);
+  fd_.reset(::open(ops_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd_.valid()) tail_ = std::make_unique<OpsTail>(fd_.get());
 }
 
 void Progress::update(uint64_t now_ns, const TickSummary& tick) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "common/fd.h"
 #include "lab/ops_tail.h"
 #include "lab/sampler.h"
 
@@ -20,13 +21,12 @@ std::string progress_line(double elapsed_s, const TickSummary& tick, uint64_t op
 class Progress {
  public:
   Progress(bool quiet, const std::string& ops_path, uint64_t started_ns);
-  ~Progress();
   // Called every tick; prints when a second has passed since the last line.
   void update(uint64_t now_ns, const TickSummary& tick);
 
  private:
   bool quiet_;
-  int fd_ = -1;
+  Fd fd_;  // ops.jsonl
   std::unique_ptr<OpsTail> tail_;
   uint64_t started_ns_;
   uint64_t next_ns_;

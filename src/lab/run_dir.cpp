@@ -64,8 +64,6 @@ Result<int> RunDir::open_append(const char* name) const {
   return fd;
 }
 
-std::string iso_utc(time_t when) { return format_time(when, "%Y-%m-%dT%H:%M:%SZ"); }
-
 std::string default_run_path(const std::string& base, const std::string& name, time_t when) {
   return fmt::format("{}/runs/{}-{}", base, name, format_time(when, "%Y%m%dT%H%M%SZ"));
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/clock.h"  // iso_utc, for the records' stamps
 #include "common/error.h"
 
 namespace cgmem::lab {
@@ -15,7 +16,12 @@ inline constexpr char kOpsFile[] = "ops.jsonl";
 inline constexpr char kSamplesFile[] = "samples.jsonl";
 inline constexpr char kOutcomeFile[] = "outcome.json";
 inline constexpr char kKernelLogFile[] = "kernel.log";
-inline constexpr char kWorkloadStderrFile[] = "workload.stderr";
+inline constexpr char kWorkloadStderrFile[] = "workload.stderr";  // the workload's or --command's stderr
+// --command runs (docs/own-program.md): the program's stdout, the load generator's output.
+inline constexpr char kCommandStdoutFile[] = "command.stdout";
+inline constexpr char kLoadStdoutFile[] = "load.stdout";
+inline constexpr char kLoadStderrFile[] = "load.stderr";
+inline constexpr char kLoadTimesFile[] = "load.times.jsonl";  // when load.stdout's bytes came (load_pipe.h)
 
 class RunDir {
  public:
@@ -40,8 +46,5 @@ class RunDir {
 
 // "runs/NAME-20261129T224027Z" under `base` for the wall time `when`.
 std::string default_run_path(const std::string& base, const std::string& name, time_t when);
-
-// ISO 8601 UTC, "2026-11-29T22:40:27Z".
-std::string iso_utc(time_t when);
 
 }  // namespace cgmem::lab

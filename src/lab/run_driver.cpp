@@ -19,10 +19,12 @@
 #include "cgroup/files.h"
 #include "cgroup/flat_keyed.h"
 #include "lab/kernel_log.h"
+#include "lab/load_pipe.h"
 #include "lab/marker.h"
 #include "lab/neighbour.h"
 #include "lab/ops_tail.h"
 #include "lab/progress.h"
+#include "lab/ready.h"
 #include "lab/run_dir.h"
 #include "lab/sampler.h"
 
@@ -123,6 +125,12 @@ class Experiment {
   void sample(uint64_t now, Progress& progress);
   bool reap_workload(bool block);
   void stop_workload();
+  bool command_run() const { return !o_.command.empty(); }
+  bool load_due(uint64_t now) const;
+  void start_load(uint64_t now);
+  bool reap_load(bool block);
+  void stop_load();
+  nlohmann::json load_json() const;
   void finish();
   void remove_cgroups();
 
@@ -130,19 +138,27 @@ class Experiment {
   const RunOptions& o_;
   unsigned cpu_ = 0, sampler_cpu_ = 0;
   std::optional<RunDir> dir_;
-  std::optional<Cgroup> parent_, cg_, neighbour_cg_;
+  std::optional<Cgroup> parent_, cg_, neighbour_cg_, load_cg_;
   nlohmann::json limits_ = nlohmann::json::object();
-  int ops_fd_ = -1, stderr_fd_ = -1, samples_fd_ = -1;
+  int ops_fd_ = -1, stderr_fd_ = -1, samples_fd_ = -1;  // ops_fd_: command.stdout for --command
+  int load_out_fd_ = -1, load_err_fd_ = -1, load_times_fd_ = -1;
+  std::optional<LoadPipe> load_pipe_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<KernelLog> kmsg_;
-  pid_t workload_ = -1, neighbour_ = -1;
+  pid_t workload_ = -1, neighbour_ = -1, load_ = -1;
+  struct {
+    bool started = false;
+    uint64_t started_ns = 0, ended_ns = 0;
+    std::optional<int> wait_status;
+  } load_facts_;
   uint64_t samples_ = 0;
   EndFacts facts_;
   std::optional<bool> sampler_shares_cpu_;  // measured after the workload started
 };
 
 Experiment::~Experiment() {
-  for (int fd : {ops_fd_, stderr_fd_, samples_fd_})
+  load_pipe_.reset();
+  for (int fd : {ops_fd_, stderr_fd_, samples_fd_, load_out_fd_, load_err_fd_, load_times_fd_})
     if (fd >= 0) ::close(fd);
 }
 
@@ -256,7 +272,8 @@ Result<void> Experiment::write_meta() {
       {"cgroup", cg_->path()},
       {"limits", limits_},
       {"spec", spec_json(o_, cpu_, sampler_cpu_)},
-      {"workload", to_json(s_.workload)},
+      {"workload", command_run() ? nlohmann::json{{"kind", "command"}, {"argv", o_.command}}
+                                 : to_json(s_.workload)},
       {"host", s_.host},
       {"code", s_.code},
       {"claim_sha256", nullptr},
@@ -285,8 +302,25 @@ Result<void> Experiment::prepare() {
     if (!neighbour) return std::unexpected(neighbour.error());
     neighbour_cg_.emplace(std::move(*neighbour));
   }
+  if (!o_.load.empty()) {  // the load's own cgroup: no limits, so it never slows the program's clients
+    auto load = create_marked(o_.name + "-load");
+    if (!load) return std::unexpected(load.error());
+    load_cg_.emplace(std::move(*load));
+    auto out = dir_->open_append(kLoadStdoutFile);
+    if (!out) return std::unexpected(out.error());
+    load_out_fd_ = *out;
+    auto err = dir_->open_append(kLoadStderrFile);
+    if (!err) return std::unexpected(err.error());
+    load_err_fd_ = *err;
+    auto times = dir_->open_append(kLoadTimesFile);
+    if (!times) return std::unexpected(times.error());
+    load_times_fd_ = *times;
+    auto pipe = LoadPipe::open(load_out_fd_, load_times_fd_);
+    if (!pipe) return std::unexpected(pipe.error());
+    load_pipe_.emplace(std::move(*pipe));
+  }
   if (auto ok = set_limits(); !ok) return ok;
-  auto ops = dir_->open_append(kOpsFile);
+  auto ops = dir_->open_append(command_run() ? kCommandStdoutFile : kOpsFile);
   auto err = dir_->open_append(kWorkloadStderrFile);
   auto samples = dir_->open_append(kSamplesFile);
   if (!ops || !err || !samples)
@@ -310,6 +344,7 @@ Result<void> Experiment::start() {
   cgroup::SpawnOptions spawn{.argv = {s_.self_exe, "workload"},
                              .stdout_fd = ops_fd_, .stderr_fd = stderr_fd_};
   spawn.argv.insert(spawn.argv.end(), o_.workload_args.begin(), o_.workload_args.end());
+  if (command_run()) spawn.argv = o_.command;
   if (auto pinned = pin_self(cpu_); !pinned) return pinned;  // the workload inherits it
   facts_.started_ns = now_ns();
   if (auto meta = write_meta(); !meta) return meta;
@@ -338,6 +373,60 @@ void Experiment::stop_workload() {
   reap_workload(true);
 }
 
+// The load starts at the first tick at which the program is ready: its TCP
+// port accepts, or --ready-delay has passed (at once when neither is given).
+bool Experiment::load_due(uint64_t now) const {
+  if (!load_cg_ || load_facts_.started) return false;
+  if (o_.ready_tcp) return tcp_port_accepts(*o_.ready_tcp);
+  return now >= facts_.started_ns + o_.ready_delay_ns.value_or(0);
+}
+
+// The load runs where the driver runs (the sampler's CPU, not the
+// program's), so its allocations do not drain the program's charge stock.
+void Experiment::start_load(uint64_t now) {
+  load_facts_.started = true;
+  load_facts_.started_ns = now;
+  cgroup::SpawnOptions spawn{.argv = o_.load, .stdout_fd = load_pipe_->write_end(), .stderr_fd = load_err_fd_};
+  auto pid = load_cg_->spawn(spawn);
+  load_pipe_->close_write_end();
+  if (!pid) {
+    facts_.errors.push_back(fmt::format("--load: {}", pid.error().message()));
+    facts_.load_failed = true;
+    return;
+  }
+  load_ = *pid;
+}
+
+bool Experiment::reap_load(bool block) {
+  if (load_ < 0) return false;
+  int status = 0;
+  if (::waitpid(load_, &status, block ? 0 : WNOHANG) != load_) return false;
+  load_facts_.wait_status = status;
+  load_facts_.ended_ns = now_ns();
+  load_pipe_->drain(load_facts_.ended_ns, facts_.started_ns);  // its last lines
+  load_ = -1;
+  return true;
+}
+
+void Experiment::stop_load() {
+  if (load_ < 0) return;
+  if (auto killed = load_cg_->kill_all(); !killed) facts_.errors.push_back(killed.error().message());
+  reap_load(true);
+}
+
+nlohmann::json Experiment::load_json() const {
+  auto since_start = [&](uint64_t ns) { return static_cast<double>(ns - facts_.started_ns) / 1e9; };
+  nlohmann::json j = {{"started", load_facts_.started}, {"started_s", nullptr}, {"ended_s", nullptr},
+                      {"exit_code", nullptr}, {"signal", nullptr}};
+  if (load_facts_.started) j["started_s"] = since_start(load_facts_.started_ns);
+  if (load_facts_.ended_ns) j["ended_s"] = since_start(load_facts_.ended_ns);
+  if (auto status = load_facts_.wait_status) {
+    if (WIFEXITED(*status)) j["exit_code"] = WEXITSTATUS(*status);
+    if (WIFSIGNALED(*status)) j["signal"] = WTERMSIG(*status);
+  }
+  return j;
+}
+
 // One tick: a line in samples.jsonl, and the progress line when due.
 void Experiment::sample(uint64_t now, Progress& progress) {
   auto tick = sampler_->tick(now, samples_fd_);
@@ -356,6 +445,7 @@ void Experiment::loop() {
   for (;;) {
     bool reaped = reap_workload(false);
     uint64_t now = now_ns();
+    if (load_pipe_) load_pipe_->drain(now, facts_.started_ns);
     // Ctrl-C reaches the workload too (same process group): a signal to the
     // driver is an interruption even when the workload died of it first.
     if (g_stop_signal != 0) {
@@ -368,6 +458,16 @@ void Experiment::loop() {
     if (reaped) {
       facts_.ended_ns = now;
       sample(now, progress);  // the counters after the end
+      return;
+    }
+    if (load_due(now)) start_load(now);
+    // The load's end (or its failure to start) ends a --command run: a
+    // server never ends on its own.
+    if (facts_.load_failed || reap_load(false)) {
+      facts_.load_finished = !facts_.load_failed;
+      facts_.ended_ns = now;
+      sample(now, progress);
+      stop_workload();
       return;
     }
     // At the cap the last tick sees the workload as it was, then it is killed.
@@ -383,12 +483,13 @@ void Experiment::loop() {
       next += o_.interval_ns;
       if (next <= now) next = now + o_.interval_ns;  // fell behind: skip, never burst
     }
-    sleep_until(std::min(next, cap_at));
+    if (load_pipe_) load_pipe_->wait(std::min(next, cap_at));  // wakes for the load's output too
+    else sleep_until(std::min(next, cap_at));
   }
 }
 
 void Experiment::remove_cgroups() {
-  for (auto* cg : {&cg_, &neighbour_cg_}) {
+  for (auto* cg : {&cg_, &neighbour_cg_, &load_cg_}) {
     if (!*cg) continue;
     (void)(*cg)->kill_all();
     if (auto empty = (*cg)->wait_empty(std::chrono::seconds(10)); !empty)
@@ -416,7 +517,8 @@ void Experiment::finish() {
 void Experiment::abandon() {
   remove_cgroups();
   if (dir_) {
-    for (const char* name : {kOpsFile, kWorkloadStderrFile, kSamplesFile})
+    for (const char* name : {kOpsFile, kCommandStdoutFile, kLoadStdoutFile, kLoadStderrFile, kLoadTimesFile,
+                             kWorkloadStderrFile, kSamplesFile})
       ::unlink(dir_->file(name).c_str());
     ::rmdir(dir_->path().c_str());  // only when nothing else is there
   }
@@ -427,6 +529,7 @@ RunResult Experiment::run() {
   if (auto started = start(); !started) facts_.errors.push_back(started.error().message());
   if (facts_.started) loop();
   if (!facts_.started) facts_.ended_ns = now_ns();
+  stop_load();  // still running when the program ended, was killed or the cap came
   auto events = events_json(*cg_);
   auto peak = cg_->read_counter(files::kMemoryPeak);
   auto oom_kill = events.find("oom_kill");
@@ -436,13 +539,15 @@ RunResult Experiment::run() {
   OpsTail ops(ops_read_fd);
   ops.scan();
   if (ops_read_fd >= 0) ::close(ops_read_fd);
+  bool had_load = load_cg_.has_value();  // remove_cgroups() resets it
   remove_cgroups();
   result.outcome = classify(facts_);
   result.outcome_json = to_json(result.outcome);
   result.outcome_json["events"] = events;
   result.outcome_json["peak_bytes"] = peak ? nlohmann::json(*peak) : nlohmann::json(nullptr);
-  result.outcome_json["ops"] = ops.total_lines();
+  result.outcome_json["ops"] = command_run() ? nlohmann::json(nullptr) : nlohmann::json(ops.total_lines());
   result.outcome_json["samples"] = samples_;
+  if (had_load) result.outcome_json["load"] = load_json();
   if (auto ok = dir_->write_json(kOutcomeFile, result.outcome_json); !ok)
     result.outcome.errors.push_back(ok.error().message());
   return result;

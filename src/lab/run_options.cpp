@@ -26,6 +26,18 @@ Result<void> check_cpu(const char* flag, const std::optional<unsigned>& cpu, uns
   return {};
 }
 
+Result<void> validate_command(const RunOptions& o) {
+  if (o.command.front().empty()) return fail("--command: the program's name is empty");
+  if (o.load.empty() && (o.ready_tcp || o.ready_delay_ns))
+    return fail("--ready-tcp/--ready-delay without a load generator", {},
+                "add `--load -- CMD ARGS` after the program's arguments");
+  if (o.ready_tcp && *o.ready_tcp == 0) return fail("--ready-tcp 0 is not a port");
+  if (o.ready_tcp && o.ready_delay_ns) return fail("give --ready-tcp or --ready-delay, not both");
+  if (o.ready_delay_ns && *o.ready_delay_ns >= o.cap_ns)
+    return fail("--ready-delay is not shorter than --cap", {}, "the load would never start");
+  return {};
+}
+
 }  // namespace
 
 Result<void> validate(const RunOptions& o, const Machine& m) {
@@ -39,9 +51,20 @@ Result<void> validate(const RunOptions& o, const Machine& m) {
     return fail("--interval is below 10ms", {}, "the sampler would cost more than it shows");
   if (o.cap_ns < o.interval_ns) return fail("--cap is shorter than one --interval");
   if (o.neighbour_ns && *o.neighbour_ns < 1'000'000) return fail("--neighbour is below 1ms");
+  if (!o.command.empty()) return validate_command(o);
   if (o.workload_args.empty())
     return fail("no workload options after '--'", {}, "e.g. cgmem run --name over --max 32M -- --target 40M");
+  if (!o.load.empty() || o.ready_tcp || o.ready_delay_ns)
+    return fail("--load, --ready-tcp and --ready-delay go with --command", {},
+                "e.g. cgmem run --name r --command --ready-tcp 6379 -- redis-server --load -- redis-benchmark");
   return {};
+}
+
+void split_command_words(const std::vector<std::string>& words, RunOptions& o) {
+  auto at = words.begin();
+  while (at != words.end() && !(*at == "--load" && at + 1 != words.end() && *(at + 1) == "--")) ++at;
+  o.command.assign(words.begin(), at);
+  if (at != words.end()) o.load.assign(at + 2, words.end());
 }
 
 unsigned default_sampler_cpu(unsigned workload_cpu, unsigned cpus) {
@@ -56,7 +79,14 @@ nlohmann::json spec_json(const RunOptions& o, unsigned cpu, unsigned sampler_cpu
           {"neighbour_interval_ms", o.neighbour_ns
                                         ? nlohmann::json(static_cast<double>(*o.neighbour_ns) / 1e6)
                                         : nlohmann::json(nullptr)},
-          {"workload_args", o.workload_args}};
+          {"workload_args", o.workload_args},
+          {"command", o.command.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.command)},
+          {"load", o.load.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.load)},
+          {"ready_tcp", o.ready_tcp ? nlohmann::json(*o.ready_tcp) : nlohmann::json(nullptr)},
+          {"ready_delay_ms", o.ready_delay_ns ? nlohmann::json(static_cast<double>(*o.ready_delay_ns) / 1e6)
+                                              : nlohmann::json(nullptr)},
+          // a command writes no ops.jsonl; the report reads the samples only
+          {"op_lines", o.command.empty()}};
 }
 
 }  // namespace cgmem::lab

@@ -30,7 +30,13 @@ struct RunOptions {
   std::optional<uint64_t> neighbour_ns;      // --neighbour INTERVAL
   bool quiet = false;
   bool force = false;
-  std::vector<std::string> workload_args;    // after `--`
+  std::vector<std::string> workload_args;    // after `--`: `cgmem workload` options
+  // --command: the user's program PROG ARGS (after `--`) instead of the
+  // workload; it writes no op lines. docs/own-program.md.
+  std::vector<std::string> command;
+  std::vector<std::string> load;             // after `--load --`: a load generator, its own cgroup
+  std::optional<uint16_t> ready_tcp;         // start the load once 127.0.0.1:PORT accepts
+  std::optional<uint64_t> ready_delay_ns;    // or this long after the program started
 };
 
 // What validation needs to know about the machine.
@@ -45,6 +51,10 @@ Result<void> validate(const RunOptions& options, const Machine& machine);
 // the workload's when there is one, else the workload's own (and the driver
 // says so in meta.json).
 unsigned default_sampler_cpu(unsigned workload_cpu, unsigned cpus);
+
+// Splits the words after `--` of a --command run at the first `--load --`:
+// the program's argv before, the load generator's after.
+void split_command_words(const std::vector<std::string>& words, RunOptions& options);
 
 // The `spec` object of meta.json.
 nlohmann::json spec_json(const RunOptions& options, unsigned cpu, unsigned sampler_cpu);

@@ -82,10 +82,6 @@ Result<std::unique_ptr<Sampler>> Sampler::open(const std::string& dir,
   return s;
 }
 
-Sampler::~Sampler() {
-  for (unsigned i = 0; i < nprocs_; ++i) close_proc(procs_[i]);
-}
-
 int Sampler::emit_file(File& file, TickSummary& summary) {
   auto text = file.reader->read_raw(read_buffer_);
   if (!text) return errno != 0 ? errno : EIO;
@@ -150,12 +146,6 @@ int Sampler::emit_file(File& file, TickSummary& summary) {
   return 0;
 }
 
-void Sampler::close_proc(Proc& proc) {
-  if (proc.stat_fd >= 0) ::close(proc.stat_fd);
-  if (proc.wchan_fd >= 0) ::close(proc.wchan_fd);
-  proc = Proc{};
-}
-
 // Keeps the table in step with cgroup.procs: opens the files of a pid seen
 // for the first time, closes those of a pid that left.
 void Sampler::update_procs(std::string_view pid_list) {
@@ -169,8 +159,8 @@ void Sampler::update_procs(std::string_view pid_list) {
       if (nprocs_ == kMaxProcs) continue;
       Proc& fresh = procs_[nprocs_++];
       fresh.pid = static_cast<pid_t>(*pid);
-      fresh.stat_fd = open_proc_file(proc_root_, fresh.pid, "stat");
-      fresh.wchan_fd = open_proc_file(proc_root_, fresh.pid, "wchan");
+      fresh.stat_fd.reset(open_proc_file(proc_root_, fresh.pid, "stat"));
+      fresh.wchan_fd.reset(open_proc_file(proc_root_, fresh.pid, "wchan"));
     }
     procs_[i].seen = true;
   }
@@ -179,14 +169,13 @@ void Sampler::update_procs(std::string_view pid_list) {
       ++i;
       continue;
     }
-    close_proc(procs_[i]);
-    procs_[i] = procs_[--nprocs_];
+    procs_[i] = std::move(procs_[--nprocs_]);  // closes the leaver's files
     procs_[nprocs_] = Proc{};
   }
 }
 
 void Sampler::emit_proc(const Proc& proc) {
-  auto stat_text = pread_fd(proc.stat_fd, read_buffer_);
+  auto stat_text = pread_fd(proc.stat_fd.get(), read_buffer_);
   line_.element().open().field_i("pid", proc.pid);
   if (stat_text) {
     // Allocates only when the text is malformed (then the fields are left out).
@@ -198,7 +187,7 @@ void Sampler::emit_proc(const Proc& proc) {
     }
   }
   // wchan: "mem_cgroup_handle_over_high" while asleep there, "" when running.
-  if (auto wchan = pread_fd(proc.wchan_fd, read_buffer_))
+  if (auto wchan = pread_fd(proc.wchan_fd.get(), read_buffer_))
     line_.field_str("wchan", proc::parse_wchan(*wchan));
   line_.close();
 }

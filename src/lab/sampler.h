@@ -29,6 +29,7 @@
 
 #include "cgroup/reader.h"
 #include "common/error.h"
+#include "common/fd.h"
 #include "lab/json_line.h"
 
 namespace cgmem::lab {
@@ -62,7 +63,6 @@ class Sampler {
 
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
-  ~Sampler();
 
  private:
   enum class Kind { counter, flat, pressure, nested };
@@ -74,8 +74,8 @@ class Sampler {
   };
   struct Proc {
     pid_t pid = 0;
-    int stat_fd = -1;
-    int wchan_fd = -1;
+    Fd stat_fd;
+    Fd wchan_fd;
     bool seen = false;  // listed in cgroup.procs this tick
   };
 
@@ -85,7 +85,6 @@ class Sampler {
   void update_procs(std::string_view pid_list);
   void emit_procs();
   void emit_proc(const Proc& proc);
-  void close_proc(Proc& proc);
 
   std::string dir_;
   std::string proc_root_;

@@ -13,6 +13,21 @@ namespace {
 std::optional<double> sleeps_50(const Case& x) { return sleeps_of(*x.pred)->median_sleeps_50ms; }
 std::optional<double> slow_share(const Case& x) { return sleeps_of(*x.pred)->slow_phase_share; }
 
+// A neighbour that allocates every N ms empties the per-CPU stock at most
+// once per N ms. A sleep shorter than N ends before the next drain, and the
+// rest of the batch is charged from the stock without a sleep; so only ops
+// whose formula sleep is N ms or more can pay one sleep per page.
+double drain_floor_ms(const Case& x) { return std::max(50.0, x.meta().neighbour_ms.value_or(0)); }
+
+// Median sleeps per 64 pages over the ops whose formula sleep is at least
+// the neighbour's interval (1b's bins from there up).
+std::optional<double> sleeps_past_floor(const Case& x) {
+  std::vector<double> v;
+  for (const auto& b : x.pred->bins)
+    if (b.lo_ms >= drain_floor_ms(x) - 1e-9) v.insert(v.end(), b.sleeps_per_batch.begin(), b.sleeps_per_batch.end());
+  return median(std::move(v));
+}
+
 std::string in_flight_note(const Cases& cases) {
   int n = count(cases, [](const Case& x) { return sleeps_of(*x.pred)->in_flight; });
   if (!n) return "";
@@ -27,25 +42,47 @@ Claim sleeps_per_op(const Cases& all, bool with_neighbour) {
                                     "ops with 32 or more"
                                   : "median 1 to 2 sleeps per op, in phases: 46% to 72% of the throttled time in ops "
                                     "with 32 or more"};
-  auto cases = select(all, [&](const Case& x) {
+  auto candidates = select(all, [&](const Case& x) {
     return has_high(x.meta()) && single(x.meta()) && plain_anon(x.meta()) && neighbour(x.meta()) == with_neighbour &&
            sleeps_of(*x.pred) && sleeps_50(x);
   });
+  // Alone: the ops at 50 ms or more (1c). With a neighbour: the ops at its interval or more.
+  auto value = [&](const Case& x) { return with_neighbour ? sleeps_past_floor(x) : sleeps_50(x); };
+  auto cases = select(candidates, [&](const Case& x) { return value(x).has_value(); });
+  std::string left_out;
+  if (cases.size() < candidates.size()) {
+    auto short_runs = select(candidates, [&](const Case& x) { return !value(x).has_value(); });
+    left_out = fmt::format(" Left out, with no logged op at a formula sleep of {} ms or more: {} run{} (median {} "
+                           "sleeps per op at 50 ms or more, the op in flight counted).",
+                           num(drain_floor_ms(short_runs.front())), short_runs.size(), short_runs.size() == 1 ? "" : "s",
+                           span(short_runs, sleeps_50));
+  }
   if (cases.empty()) {
-    c.note = fmt::format("a run under memory.high {}that gets 5% or more over it (formula sleeps of 50 ms or more)",
-                         with_neighbour ? "with --neighbour 100ms " : "without --neighbour ");
+    c.note = fmt::format("a run under memory.high {}that gets 5% or more over it (formula sleeps of {} ms or more)",
+                         with_neighbour ? "with --neighbour 100ms " : "without --neighbour ",
+                         with_neighbour ? "100" : "50") + left_out;
     return c;
   }
-  c.batch = fmt::format("median sleeps per op {}; {} of the throttled time in ops with 32 or more ({} run{})",
-                        span(cases, sleeps_50), span(cases, slow_share, percent), cases.size(),
-                        cases.size() == 1 ? "" : "s");
+  c.batch = fmt::format("median sleeps per op {}{}; {} of the throttled time in ops with 32 or more ({} run{})",
+                        span(cases, value),
+                        with_neighbour ? fmt::format(" (formula sleep {} ms or more)", span(cases, [](const Case& x) {
+                                                       return std::optional(drain_floor_ms(x));
+                                                     }))
+                                       : "",
+                        span(cases, slow_share, percent), cases.size(), cases.size() == 1 ? "" : "s");
   bool ok = std::all_of(cases.begin(), cases.end(), [&](const Case& x) {
-    return with_neighbour ? *sleeps_50(x) >= 32 : *sleeps_50(x) <= 2;
+    return with_neighbour ? *value(x) >= 32 : *value(x) <= 2;
   });
   c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
-  c.note = with_neighbour ? "test: every run's median 32 or more." : "test: every run's median 2 or less.";
+  c.note = with_neighbour
+               ? "test: every run's median 32 or more over its ops whose formula sleep is at least the neighbour's "
+                 "interval: a neighbour allocating every 100 ms empties the per-CPU stock at most every 100 ms, so a "
+                 "shorter sleep ends before the next drain and the rest of the batch comes from the stock (the "
+                 "study's sampler drained it more often)."
+               : "test: every run's median 2 or less.";
   if (!with_neighbour && !ok)
     c.note += " The study saw phases of one sleep per page on a CPU of its own too, tens of seconds long.";
+  c.note += left_out;
   c.note += extra_event_note(cases) + in_flight_note(cases);
   return c;
 }
@@ -76,10 +113,12 @@ Claim sleep_length(const Cases& all) {
     return c;
   }
   auto wheel = [](const Case& x) { return sleeps_of(*x.pred)->median_ratio_wheel; };
-  c.batch = fmt::format("median ratio {}, {} within 30%; with half a wheel step {} ({} run{})",
+  auto late = [](const Case& x) { return sleeps_of(*x.pred)->median_late_ms; };
+  c.batch = fmt::format("median ratio {}, {} within 30%; with half a wheel step {}, each sleep ending {} ms after "
+                        "it ({} run{})",
                         span(cases, [](const Case& x) { return sleeps_of(*x.pred)->median_ratio; }),
                         span(cases, [](const Case& x) { return sleeps_of(*x.pred)->within_30; }, percent),
-                        span(cases, wheel), cases.size(), cases.size() == 1 ? "" : "s");
+                        span(cases, wheel), span(cases, late), cases.size(), cases.size() == 1 ? "" : "s");
   bool ok = std::all_of(cases.begin(), cases.end(), [&](const Case& x) { return near_one(wheel(x), 0.95, 1.15); });
   c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
   c.note = "test: every run's median ratio with half a wheel step within 0.95 to 1.15.";
@@ -87,6 +126,10 @@ Claim sleep_length(const Cases& all) {
     c.note += fmt::format(" {}: the timer wheel's steps are {} (at HZ=1000: {}), so each sleep overshoots the "
                           "formula more than in the study by design; the ratio with half a step is the comparison.",
                           hz, wheel_steps(cases.front().meta().hz), wheel_steps(1000));
+  if (emulated(cases))
+    c.note += " Software emulation: a fixed delay per sleep (the 17 reclaim passes before it, the wake-up of a "
+              "virtual CPU that the host, when loaded, runs late) weighs more on short sleeps; the ms late per sleep "
+              "is the figure to compare across machines and loads (docs/kernel.md has it at HZ=250 and 1000).";
   c.note += extra_event_note(cases) + few;
   return c;
 }
@@ -131,12 +174,24 @@ Claim psi(const Cases& all) {
   Claim c{.id = "psi", .claim = "memory PSI some matches the time the ops spent over their normal latency",
           .study = "ratio 0.998 to 1.068 in the warm single-process runs with memory.high; 0.997 to 1.286 in the "
                    "diagnostic runs"};
-  auto cases = select(all, [](const Case& x) {
+  auto measured = [](const Case& x) {
     const Meta& m = x.meta();
     return single(m) && !m.file && !m.own_code && x.pred->psi && x.pred->psi->ratio && x.pred->psi->excess_s >= 1;
-  });
+  };
+  // The study's runs with memory.high set from the start. A run that writes
+  // its own memory.high mid-run is throttled for a sleep or two, small next
+  // to the scatter of its unthrottled ops above their median, which the time
+  // over normal also sums (docs/report.md has the measured figure).
+  auto cases = select(all, [&](const Case& x) { return measured(x) && has_high(x.meta()) && !x.meta().set_own_high; });
+  auto own_high = select(all, [&](const Case& x) { return measured(x) && x.meta().set_own_high; });
+  std::string left_out =
+      own_high.empty() ? ""
+                       : fmt::format(" Left out: {} run{} that set{} its own memory.high mid-run (ratio {}).",
+                                     own_high.size(), own_high.size() == 1 ? "" : "s", own_high.size() == 1 ? "s" : "",
+                                     span(own_high, [](const Case& x) { return x.pred->psi->ratio; },
+                                          [](std::optional<double> v) { return num_fixed(v, 3); }));
   if (cases.empty()) {
-    c.note = "a single-process run under memory.high that spends a second or more throttled";
+    c.note = "a single-process run under memory.high that spends a second or more throttled." + left_out;
     return c;
   }
   int flight = count(cases, [](const Case& x) { return x.pred->psi->in_flight_s.has_value(); });
@@ -146,7 +201,8 @@ Claim psi(const Cases& all) {
                         cases.size(), cases.size() == 1 ? "" : "s", flight);
   bool ok = std::all_of(cases.begin(), cases.end(), [](const Case& x) { return near_one(x.pred->psi->ratio, 0.9, 1.3); });
   c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
-  c.note = "test: every ratio within 0.9 to 1.3 (runs with 1 s or more over normal latency).";
+  c.note = "test: every ratio within 0.9 to 1.3 (runs under memory.high with 1 s or more over normal latency)." +
+           left_out;
   return c;
 }
 

@@ -2,16 +2,12 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
-
-extern char** environ;
+#include <optional>
 
 namespace cgmem::report {
 
@@ -19,27 +15,15 @@ namespace {
 
 // One gnuplot in `dir` reading commands from a socket: a socket, not a pipe,
 // so that writing to a gnuplot that died is an error (MSG_NOSIGNAL), not a
-// SIGPIPE that would kill the report.
-bool start(const std::string& dir, int& pid, int& input) {
+// SIGPIPE that would kill the report. Its output goes to `log`.
+std::optional<Plotter> start(const std::string& dir, int log) {
   int fds[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return false;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::string prog = "gnuplot";
-  char* argv[] = {prog.data(), nullptr};
-  int rc = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return false;
-  }
-  input = fds[0];
-  return true;
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return std::nullopt;
+  Fd ours(fds[0]), theirs(fds[1]);
+  auto gnuplot = Process::start(
+      {.argv = {"gnuplot"}, .cwd = dir, .stdin_fd = theirs.get(), .stdout_fd = log, .stderr_fd = log});
+  if (!gnuplot) return std::nullopt;
+  return Plotter{std::move(*gnuplot), std::move(ours)};
 }
 
 bool send_all(int fd, const std::string& text) {
@@ -56,12 +40,13 @@ bool send_all(int fd, const std::string& text) {
 }  // namespace
 
 Gnuplots::Gnuplots(const std::string& dir, unsigned count) : dir_(dir) {
-  int log = open((std::filesystem::path(dir) / "gnuplot.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log >= 0) close(log);  // each gnuplot appends to it
-  for (unsigned i = 0; i < count; ++i) {
-    Process p;
-    if (!start(dir, p.pid, p.input)) break;
-    procs_.push_back(p);
+  // One log for all of them, opened for appending so none overwrites another.
+  Fd log(open((std::filesystem::path(dir) / "gnuplot.log").c_str(),
+              O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644));
+  for (unsigned i = 0; log.valid() && i < count; ++i) {
+    auto plotter = start(dir, log.get());
+    if (!plotter) break;
+    procs_.push_back(std::move(*plotter));
   }
   if (procs_.empty()) warning_ = "gnuplot not found, so no plots (install gnuplot-nox: scripts/install-deps.sh)";
 }
@@ -70,22 +55,15 @@ Gnuplots::~Gnuplots() { finish(); }
 
 void Gnuplots::draw(const std::string& commands, unsigned cost) {
   if (procs_.empty()) return;
-  Process& p = *std::min_element(procs_.begin(), procs_.end(), [](auto& a, auto& b) { return a.load < b.load; });
+  Plotter& p = *std::min_element(procs_.begin(), procs_.end(), [](auto& a, auto& b) { return a.load < b.load; });
   p.load += cost;
-  if (p.input < 0 || !send_all(p.input, commands)) failed_ = true;
+  if (!p.input.valid() || !send_all(p.input.get(), commands)) failed_ = true;
 }
 
 bool Gnuplots::finish() {
-  for (Process& p : procs_) {
-    if (p.input >= 0) close(p.input);
-    p.input = -1;
-  }
-  for (Process& p : procs_) {
-    if (p.pid < 0) continue;
-    int status = 0;
-    while (waitpid(p.pid, &status, 0) < 0 && errno == EINTR) {}
-    p.pid = -1;
-    failed_ |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+  for (Plotter& p : procs_) p.input.reset();
+  for (Plotter& p : procs_) {
+    if (p.process.running()) failed_ |= p.process.wait() != 0;
   }
   if (failed_ && warning_.empty())
     warning_ = fmt::format("gnuplot failed; see {}", (std::filesystem::path(dir_) / "gnuplot.log").string());

@@ -8,7 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "common/fd.h"
+#include "common/process.h"
+
 namespace cgmem::report {
+
+struct Plotter {
+  Process process;
+  Fd input;  // our end of its stdin
+  unsigned load = 0;
+};
 
 class Gnuplots {
  public:
@@ -28,13 +37,8 @@ class Gnuplots {
   const std::string& warning() const { return warning_; }
 
  private:
-  struct Process {
-    int pid = -1;
-    int input = -1;  // our end of its stdin
-    unsigned load = 0;
-  };
   std::string dir_;
-  std::vector<Process> procs_;
+  std::vector<Plotter> procs_;
   bool failed_ = false;
   std::string warning_;
 };

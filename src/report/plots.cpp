@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <tuple>
 
 #include "common/file.h"
 #include "report/bins.h"
@@ -144,6 +145,40 @@ Result<void> op_figures(Workload& wl, const fs::path& dir, Gnuplots& gnuplots) {
   return {};
 }
 
+// Time to the kill against the shift, log scale: the killed runs as points,
+// the RFC's table and the model as lines. A model time of 0 (no sleep left)
+// has no place on a log scale and is left out.
+Result<void> rfc_figure(const RfcComparison& rfc, const fs::path& dir, Gnuplots& gnuplots, std::optional<Figure>& fig) {
+  std::string measured, table, model;
+  for (const auto& row : rfc.rows) {
+    for (const auto& r : row.runs)
+      if (r.killed && r.duration_s > 0) fmt::format_to(std::back_inserter(measured), "{} {:.6g}\n", row.shift, r.duration_s);
+  }
+  for (const auto& p : rfc.model_curve)
+    if (p.seconds > 0) fmt::format_to(std::back_inserter(model), "{} {:.6g}\n", p.shift, p.seconds);
+  for (const auto& p : kRfcTable) fmt::format_to(std::back_inserter(table), "{} {:.6g}\n", p.shift, p.seconds);
+  std::vector<Series> series;
+  for (auto [title, file, data] : {std::tuple("measured (killed runs)", "rfc-measured.dat", &measured),
+                                   std::tuple("the RFC table", "rfc-table.dat", &table),
+                                   std::tuple("model, one sleep per batch, memory.high to memory.max", "rfc-model.dat", &model)}) {
+    if (data->empty()) continue;
+    if (auto w = write_file(dir / file, *data); !w) return w;
+    series.push_back({title, file});
+  }
+  if (measured.empty()) return {};
+  fig = Figure{"rfc-shift", "time to the OOM kill against memory.high.throttle"};
+  std::string plot = "plot ";
+  const char* styles[] = {"points pointtype 7 pointsize 1", "linespoints pointtype 4", "lines linewidth 2"};
+  for (size_t i = 0; i < series.size(); ++i)
+    plot += fmt::format("{}'{}' using 1:2 with {} title '{}'", i ? ", " : "", series[i].file, styles[i], unquoted(series[i].title));
+  uint32_t last = rfc.rows.empty() ? 15 : std::max<uint32_t>(15, rfc.rows.back().shift);
+  return draw(dir, *fig,
+              fmt::format("set logscale y\nset xrange [-0.5:{}.5]\nset xlabel 'memory.high.throttle (shift)'\n"
+                          "set ylabel 'seconds until the OOM kill'\n",
+                          last),
+              plot + "\n", gnuplots);
+}
+
 }  // namespace
 
 std::string file_safe(const std::string& name) {
@@ -153,7 +188,7 @@ std::string file_safe(const std::string& name) {
   return out.empty() ? "_" : out;
 }
 
-Result<Plots> write_plots(const std::vector<Run>& runs, const std::string& out_dir) {
+Result<Plots> write_plots(const std::vector<Run>& runs, const std::string& out_dir, const RfcComparison& rfc) {
   fs::path dir = fs::path(out_dir) / "plots";
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -172,6 +207,10 @@ Result<Plots> write_plots(const std::vector<Run>& runs, const std::string& out_d
     if (auto r = memory_figure(wl, dir, *plots.gnuplots); !r) return std::unexpected(r.error());
   for (auto& wl : workloads)
     if (auto r = op_figures(wl, dir, *plots.gnuplots); !r) return std::unexpected(r.error());
+  std::optional<Figure> shift;
+  if (!rfc.empty())
+    if (auto r = rfc_figure(rfc, dir, *plots.gnuplots, shift); !r) return std::unexpected(r.error());
+  if (shift) plots.figures.push_back(*shift);
   for (const auto& wl : workloads)
     for (const auto* f : {&wl.latency, &wl.memory, &wl.sleeps})
       if (*f) plots.figures.push_back(**f);

@@ -4,6 +4,8 @@
 //   memory-WORKLOAD     memory.current over time, one line per run
 //   sleeps-WORKLOAD     median sleeps per op per memory.current bin, one line
 //                       per config with memory.high (single-process runs)
+//   rfc-shift           time to the OOM kill against memory.high.throttle:
+//                       measured, the RFC's table and the model (rfc.h)
 // Each figure's data files and script (NAME.gp) are written next to its
 // images, so it can be redrawn or restyled by hand.
 #pragma once
@@ -14,6 +16,7 @@
 
 #include "common/error.h"
 #include "report/gnuplot.h"
+#include "report/rfc.h"
 #include "report/run.h"
 
 namespace cgmem::report {
@@ -33,7 +36,8 @@ struct Plots {
 // Writes data and scripts under out_dir/plots and starts gnuplot on them; the
 // report computes its tables while gnuplot draws. A missing gnuplot is a
 // warning (the report goes on without images), not an error.
-Result<Plots> write_plots(const std::vector<Run>& runs, const std::string& out_dir);
+// `rfc` draws rfc-shift when it has rows.
+Result<Plots> write_plots(const std::vector<Run>& runs, const std::string& out_dir, const RfcComparison& rfc = {});
 
 // Waits for gnuplot; on failure clears the figures and sets the warning.
 void finish_plots(Plots& plots);

@@ -70,16 +70,41 @@ std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model:
       }
     }
     uint64_t mid = op.current_before / 2 + op.current_after / 2;
+    uint64_t sleeps = rise / kEventsPerSleep;
+    // One sleep per page (32 or more per batch, as in 1c): something empties
+    // the per-CPU stock between pages, so each sleep beyond one per batch
+    // follows a fresh charge of a whole batch, and the kernel evaluates
+    // usage with that batch's 63 unused pages in it. The op's readings come
+    // after the drain and miss them: at 32 MiB those pages are 0.85% of
+    // memory.high, and the per-page ops of the claims batch slept 1.72 to
+    // 1.76 times the formula at memory.current, 1.006 to 1.02 times it at
+    // memory.current + 63 pages (HZ=250 and 1000). Ops of a few sleeps are
+    // left at memory.current: beside a neighbour, 2 to 4 sleeps per op slept
+    // 1.09 times the formula there and 0.80 times with the 63 pages, so where
+    // the drains fall in them is not settled (docs/report.md).
+    uint64_t batches = std::max<uint64_t>(1, op_pages(op, meta) / k.batch);
+    // One sleep per batch comes when the task returns to user space with
+    // the whole batch charged: the usage memory.current shows after the op.
+    // For a growing op that is 32 pages above its mean, and the grow ops of
+    // the claims batch slept 1.11 to 1.17 times the formula at the mean and
+    // 1.02 to 1.05 times it after the op, plus half a step (the study's
+    // 1.030 to 1.055).
+    if (sleeps <= batches) mid = std::max(mid, op.current_after);
     uint64_t j = sleep_jiffies(mid, meta, k);
+    if (sleeps >= 32 * batches) {
+      uint64_t fresh = sleeps - batches;
+      uint64_t j_fresh = sleep_jiffies(mid + (k.batch - 1) * k.page_size, meta, k);
+      j = (batches * j + fresh * j_fresh + sleeps / 2) / sleeps;  // the mean sleep, in whole jiffies
+    }
     auto wheel = model::wheel_sleep(j, k);
-    out.push_back({&op, op.lat_ns, rise / kEventsPerSleep, model::jiffies_to_ms(j, k),
-                   model::jiffies_to_ms(wheel.step_jiffies, k), wheel.level});
+    out.push_back({&op, op.lat_ns, sleeps, model::jiffies_to_ms(j, k), model::jiffies_to_ms(wheel.step_jiffies, k),
+                   wheel.level});
   }
   return out;
 }
 
 void ratios(const std::vector<OpSleep>& ops, const model::Kernel& k, SleepCheck& c) {
-  std::vector<double> ratio, wheel, level0, upper, capped;
+  std::vector<double> ratio, wheel, level0, upper, capped, late;
   const double cap_ms = model::jiffies_to_ms(2 * k.hz, k);
   uint64_t within = 0;
   for (const auto& s : ops) {
@@ -93,6 +118,7 @@ void ratios(const std::vector<OpSleep>& ops, const model::Kernel& k, SleepCheck&
     ratio.push_back(r);
     wheel.push_back(w);
     (s.level == 0 ? level0 : upper).push_back(w);
+    late.push_back(lat / static_cast<double>(s.sleeps) - (s.formula_ms + s.step_ms / 2));
     if (std::fabs(r - 1.0) <= 0.3) ++within;
     if (s.formula_ms >= cap_ms) capped.push_back(lat / static_cast<double>(s.sleeps));
   }
@@ -103,6 +129,7 @@ void ratios(const std::vector<OpSleep>& ops, const model::Kernel& k, SleepCheck&
   c.median_ratio_wheel = median(wheel);
   c.median_ratio_wheel_level0 = median(level0);
   c.median_ratio_wheel_upper = median(upper);
+  c.median_late_ms = median(late);
   if (!ratio.empty()) c.within_30 = static_cast<double>(within) / static_cast<double>(ratio.size());
 }
 
@@ -268,13 +295,19 @@ RunPrediction predict(const Run& run) {
   p.bins = sleep_bins(run.meta.hz);
   auto flight = in_flight(run);
   if (meta.procs <= 1) {
-    p.sleeps = sleep_check(run, meta, k, flight, false, &p.bins);
-    if (p.sleeps->skipped_one_over > 0) p.sleeps_one_over = sleep_check(run, meta, k, flight, true, nullptr);
+    // 1b's bins count what the claims read: rises of 17k + 1 as k sleeps
+    // when the run had them (on 6.12 most per-page ops rose by 1089).
+    std::vector<SleepBin> strict = p.bins;
+    p.sleeps = sleep_check(run, meta, k, flight, false, &strict);
+    if (p.sleeps->skipped_one_over > 0) p.sleeps_one_over = sleep_check(run, meta, k, flight, true, &p.bins);
+    else p.bins = std::move(strict);
   }
   p.psi = psi_check(run, flight);
   p.kill = kill_check(run, meta, k, flight);
   if (p.kill) {
-    if (p.sleeps && p.sleeps->slow_phase_share) p.kill->per_page = *p.sleeps->slow_phase_share >= 0.5;
+    // The regime from the check the claims read (17k + 1 rises counted when there are any).
+    const auto& seen = p.sleeps_one_over ? p.sleeps_one_over : p.sleeps;
+    if (seen && seen->slow_phase_share) p.kill->per_page = *seen->slow_phase_share >= 0.5;
     if (p.psi) {
       double ops = static_cast<double>(p.kill->max_bytes - std::min(p.kill->max_bytes, p.kill->sleep_start_bytes)) /
                    static_cast<double>(meta.chunk_bytes);

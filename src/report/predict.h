@@ -30,6 +30,10 @@ struct SleepCheck {
   std::optional<double> median_ratio_wheel;  // with half a timer-wheel step added per sleep
   std::optional<double> median_ratio_wheel_level0;  // sleeps under 63 jiffies (1-jiffy step)
   std::optional<double> median_ratio_wheel_upper;   // sleeps of 63 jiffies or more
+  // latency / sleeps - (formula + half a step): how late each sleep ends, in
+  // ms. A fixed delay per sleep (the 17 reclaim passes, the wake-up) weighs
+  // more on short sleeps, so it tells a slow machine from a wrong formula.
+  std::optional<double> median_late_ms;
   // The 2 x HZ cap: ops whose formula sleep is clamped.
   uint64_t capped_ops = 0;
   std::optional<double> median_capped_sleep_ms;  // latency / sleeps among them

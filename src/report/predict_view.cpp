@@ -20,17 +20,20 @@ Section sleeps_section(const std::vector<RunPrediction>& runs) {
       "among them the rises of 17k + 1 (on 6.12 the lab measured rises of 18 and 1089). The "
       "formula is the kernel's penalty for one 64-page batch at the op's mean memory.current, "
       "clamped to 2 x HZ, zero when it is HZ/100 jiffies or less. Ratio = latency / (sleeps x "
-      "formula); \"+ half step\" adds half the timer wheel's step for that sleep length to each sleep.");
+      "formula); \"+ half step\" adds half the timer wheel's step for that sleep length to each sleep. "
+      "Late per sleep = the median of latency / sleeps - (formula + half a step), in ms.");
   Table t{.head = {"run", "config", "HZ", "ops", "ops with a rise", "skipped (not x17)", "of them 17k+1",
                    "formula: no sleep", "compared", "median ratio", "within 30%",
-                   "median ratio + half step", "+ half step, step 1 jiffy", "+ half step, longer sleeps"}};
+                   "median ratio + half step", "+ half step, step 1 jiffy", "+ half step, longer sleeps",
+                   "late per sleep (ms)"}};
   for (const auto& r : runs) {
     if (!r.sleeps) continue;
     const auto& c = *r.sleeps;
     t.rows.push_back({r.name, r.config, std::to_string(r.hz), count(c.ops), count(c.ops_with_rise),
                       count(c.skipped_not_multiple), count(c.skipped_one_over), count(c.formula_no_sleep),
                       count(c.compared), ratio3(c.median_ratio), percent(c.within_30), ratio3(c.median_ratio_wheel),
-                      ratio3(c.median_ratio_wheel_level0), ratio3(c.median_ratio_wheel_upper)});
+                      ratio3(c.median_ratio_wheel_level0), ratio3(c.median_ratio_wheel_upper),
+                      num(c.median_late_ms)});
   }
   s.tables.push_back(std::move(t));
   return s;
@@ -43,7 +46,8 @@ Section bins_section(const std::vector<RunPrediction>& runs) {
   s.paragraphs.push_back(
       "Each compared op counts once, in the bin of its formula sleep; sleeps per 64 pages = sleeps "
       "x 64 / pages the op charged (64 for a 256 KiB op, 1 for an own_high op). The first bin "
-      "starts at the shortest sleep the kernel takes at that HZ (HZ/100 + 1 jiffies).");
+      "starts at the shortest sleep the kernel takes at that HZ (HZ/100 + 1 jiffies). A run with rises "
+      "of 17k + 1 (6.12's extra high event) has them counted as k sleeps here, as the claims read them.");
   std::map<std::pair<std::string, std::string>, std::vector<SleepBin>> merged;
   std::vector<std::pair<std::string, std::string>> order;
   for (const auto& r : runs) {

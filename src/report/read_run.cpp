@@ -41,6 +41,8 @@ void read_meta_parts(const Json& j, Meta& m) {
   if (const Json* limits = child(j, "limits")) {
     m.max = get_limit(*limits, "max");
     m.high = get_limit(*limits, "high");
+    m.swap_max = get_limit(*limits, "swap_max");
+    if (auto shift = get_u64(*limits, "high_throttle")) m.high_throttle = static_cast<uint32_t>(*shift);
   }
   const Json& s = spec ? *spec : empty;
   m.cpu = get_int(s, "cpu");
@@ -56,6 +58,11 @@ void read_meta_parts(const Json& j, Meta& m) {
   m.own_code = get_bool(w, "own_code").value_or(false);
   m.file = get_str(w, "file").has_value();
   m.set_own_high = get_u64(w, "set_own_high");
+  m.command = get_str(w, "kind").value_or("") == "command";
+  for (auto [from, into] : {std::pair{child(w, "argv"), &m.command_argv}, std::pair{child(s, "load"), &m.load_argv}})
+    if (from && from->is_array())
+      for (const auto& word : *from)
+        if (word.is_string()) into->push_back(word.get<std::string>());
   const Json& h = host ? *host : empty;
   m.kernel = get_str(h, "kernel").value_or("");
   m.hz = get_int(h, "hz").value_or(0);
@@ -89,10 +96,15 @@ Result<void> check_meta(const Json& j, const std::string& path) {
   auto hz = get_i64(host ? *host : empty, "hz");
   if (host && child(*host, "hz") && !child(*host, "hz")->is_null() && (!hz || *hz < 1 || *hz > 10000))
     return bad_meta(path, "host.hz", *child(*host, "hz"), "a CONFIG_HZ (1 to 10000)");
-  for (const char* key : {"max", "high"}) {
+  for (const char* key : {"max", "high", "swap_max"}) {
     const Json* v = limits ? child(*limits, key) : nullptr;
     bool ok = !v || v->is_null() || (v->is_string() && v->get<std::string>() == "max") || get_u64(*limits, key);
     if (!ok) return bad_meta(path, fmt::format("limits.{}", key), *v, "bytes, \"max\" or null");
+  }
+  // The RFC's memory.high.throttle: the kernel takes 0 to 32.
+  if (const Json* v = limits ? child(*limits, "high_throttle") : nullptr; v && !v->is_null()) {
+    auto shift = get_u64(*limits, "high_throttle");
+    if (!shift || *shift > 32) return bad_meta(path, "limits.high_throttle", *v, "a shift of 0 to 32 or null");
   }
   if (const Json* chunk = work ? child(*work, "chunk_bytes") : nullptr) {
     auto bytes = get_u64(*work, "chunk_bytes");

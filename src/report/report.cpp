@@ -19,8 +19,10 @@
 #include "report/plots.h"
 #include "report/predict.h"
 #include "report/predict_view.h"
+#include "report/programs.h"
 #include "report/read_run.h"
 #include "report/report_json.h"
+#include "report/rfc.h"
 #include "report/summary.h"
 #include "report/summary_view.h"
 
@@ -106,7 +108,7 @@ std::vector<std::string> batch_notes(const std::vector<Run>& runs, const std::ve
 
 // The report's files and its marker: what a report directory may hold.
 const std::vector<std::string> kReportEntries = {"claims.md",   "summary.md", "predict.md", "report.json",
-                                                 "report.html", "plots",      kReportMarker};
+                                                 "report.html", "plots",      kReportMarker, "programs.md"};
 
 // Writes NAME into the staging directory; lists it under its final place.
 Result<void> write_text(const StagedDir& out, const char* name, const std::string& text, Written& w) {
@@ -120,6 +122,15 @@ std::string plots_markdown(const Plots& plots) {
   if (!plots.warning.empty()) out += plots.warning + "\n\n";
   for (const auto& f : plots.figures) out += fmt::format("![{}](plots/{}.png)\n\n", f.title, f.name);
   return out;
+}
+
+// Runs of one batch on different kernels (HZ=250 and HZ=1000, say) would
+// fall into one row per config; the kernel goes into the config's label.
+void label_kernels(std::vector<Run>& runs) {
+  std::set<std::string> kernels;
+  for (const auto& r : runs) kernels.insert(r.meta.kernel);
+  if (kernels.size() < 2) return;
+  for (auto& r : runs) r.config = fmt::format("{} on HZ={} ({})", r.config, r.meta.hz, r.meta.kernel);
 }
 
 }  // namespace
@@ -139,6 +150,7 @@ Result<std::vector<Run>> read_runs(const std::vector<std::string>& dirs) {
   std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Run> runs;
   for (auto& [order, run] : ordered) runs.push_back(std::move(run));
+  label_kernels(runs);
   return runs;
 }
 
@@ -162,8 +174,10 @@ Result<Written> make_report(const Options& o) {
   w.out_dir = out->target();
   // The plots' data is binned on a second thread and gnuplot draws while
   // this one computes the tables.
+  const RfcComparison rfc = compare_rfc(*runs);
   std::future<Result<Plots>> plotting;
-  if (o.markdown || o.html) plotting = std::async(std::launch::async, write_plots, std::cref(*runs), out->path());
+  if (o.markdown || o.html)
+    plotting = std::async(std::launch::async, [&] { return write_plots(*runs, out->path(), rfc); });
   std::vector<RunSummary> sums;
   std::vector<RunPrediction> preds;
   for (const auto& r : *runs) {
@@ -174,6 +188,7 @@ Result<Written> make_report(const Options& o) {
   w.notes = batch_notes(*runs, sums);
   auto summary = summary_sections(sums, groups);
   auto predicted = predict_sections(preds);
+  if (!rfc.empty()) predicted.push_back(rfc_section(rfc));
   auto claims = check_claims(*runs, sums, preds);
   std::vector<Section> claimed = {claims_section(claims)};
   Plots plots;
@@ -190,18 +205,29 @@ Result<Written> make_report(const Options& o) {
   for (const auto& g : groups) w.json["groups"].push_back(to_json(g));
   for (const auto& p : preds) w.json["predictions"].push_back(to_json(p));
   for (const auto& f : plots.figures) w.json["plots"].push_back({{"name", f.name}, {"title", f.title}});
+  if (!rfc.empty()) w.json["rfc"] = rfc_json(rfc);
+  // --command runs (docs/own-program.md): programs.md and "programs".
+  auto programs = summarize_programs(*runs);
+  auto program_md = program_sections(programs);
+  w.json["programs"] = Json::array();
+  for (const auto& p : programs) w.json["programs"].push_back(to_json(p));
   if (o.markdown) {
     if (auto r = write_text(*out, "claims.md", markdown("Claims", claimed, w.notes), w); !r)
       return std::unexpected(r.error());
     if (auto r = write_text(*out, "summary.md", markdown("Summary", summary, w.notes) + plots_markdown(plots), w); !r)
       return std::unexpected(r.error());
     if (auto r = write_text(*out, "predict.md", markdown("Predictions", predicted), w); !r) return std::unexpected(r.error());
+    if (!program_md.empty())
+      if (auto r = write_text(*out, "programs.md", markdown("Your program", program_md, w.notes), w); !r)
+        return std::unexpected(r.error());
   }
   if (o.json) {
     if (auto r = write_text(*out, "report.json", w.json.dump(2) + "\n", w); !r) return std::unexpected(r.error());
   }
   if (o.html) {
-    Page page{.title = "cgmem report", .notes = w.notes, .claims = claimed, .summary = summary, .predict = predicted,
+    auto summary_html = summary;  // the program sections follow the summary's
+    summary_html.insert(summary_html.end(), program_md.begin(), program_md.end());
+    Page page{.title = "cgmem report", .notes = w.notes, .claims = claimed, .summary = summary_html, .predict = predicted,
               .plots = std::move(plots)};
     if (auto r = write_text(*out, "report.html", html(page), w); !r) return std::unexpected(r.error());
   }

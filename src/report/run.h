@@ -46,6 +46,8 @@ struct Meta {
   std::string started_at;
   int64_t started_mono_ns = 0;
   std::optional<Limit> max, high;  // absent when not set
+  std::optional<Limit> swap_max;   // memory.swap.max, absent when not set
+  std::optional<uint32_t> high_throttle;  // memory.high.throttle (the RFC's shift), absent when not set
   std::optional<int> cpu, sampler_cpu;
   double interval_ms = 0, cap_s = 0;
   std::optional<double> neighbour_ms;  // --neighbour: another cgroup allocating on the workload's CPU
@@ -61,6 +63,10 @@ struct Meta {
   std::string code_version, git_commit, binary_hash;
   std::optional<std::string> claim_sha256;
   bool simulated = false;
+  // A `cgmem run --command` run (docs/own-program.md): no ops.jsonl; the
+  // program's and the load generator's argv.
+  bool command = false;
+  std::vector<std::string> command_argv, load_argv;
 };
 
 struct Outcome {

@@ -16,6 +16,10 @@ void latency_columns(const Run& run, RunSummary& s) {
   lat.reserve(run.ops.size());
   for (const auto& op : run.ops) lat.push_back(static_cast<double>(op.lat_ns) / kNsPerMs);
   s.median_op_ms = quantile_in_place(lat, 0.5);
+  std::vector<double> churn;
+  for (const auto& op : run.ops)
+    if (op.phase == Phase::kChurn) churn.push_back(static_cast<double>(op.lat_ns) / kNsPerMs);
+  s.median_churn_ms = quantile_in_place(churn, 0.5);
   size_t n = (run.ops.size() + 9) / 10;
   std::vector<double> tail;
   tail.reserve(n);

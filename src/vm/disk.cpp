@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "vm/process.h"
+#include "common/process.h"
 
 namespace fs = std::filesystem;
 

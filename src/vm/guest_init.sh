@@ -13,7 +13,8 @@
 
 /bin/busybox mkdir -p /proc /sys /dev /tmp /run /vm /boot
 /bin/busybox --install -s /bin
-export PATH=/bin:/vm/in
+# /usr/local/bin: --program files, with their libraries in /lib/x86_64-linux-gnu.
+export PATH=/bin:/usr/local/bin:/vm/in
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -33,6 +34,16 @@ if [ -f /lib/modules/order ]; then
   done < /lib/modules/order
 fi
 
+# Loopback up: a server and its load generator talk over it (there is no
+# other interface). busybox ip, else ifconfig; a kernel without CONFIG_NET has neither to offer.
+if [ -d /sys/class/net/lo ]; then
+  ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null || say "cannot bring loopback up"
+fi
+# "localhost" resolves through /etc/hosts (glibc's files lookup, static binaries too).
+mkdir -p /etc
+printf '127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n' > /etc/hosts
+echo 'hosts: files' > /etc/nsswitch.conf
+
 # devtmpfs makes /dev/vda once the virtio disk is probed.
 i=0
 while [ ! -b /dev/vda ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -41,6 +52,17 @@ if [ ! -b /dev/vda ]; then
 fi
 mount -t ext4 /dev/vda /vm || die "cannot mount /dev/vda (ext4) on /vm: does the kernel have CONFIG_EXT4_FS=y?"
 . /vm/cgmem-vm/config
+# /tmp on the run disk, over the early tmpfs: without swap a tmpfs's pages
+# cannot be reclaimed, so a program's temporary files would stay charged as
+# shmem; on ext4 they are page cache the kernel can reclaim, as on a real host.
+mkdir -p /vm/tmp && chmod 1777 /vm/tmp && mount --bind /vm/tmp /tmp || die "cannot put /tmp on the run disk"
+
+# Networking only with --forward (a virtio NIC on QEMU's user network):
+# loopback and 10.0.2.15, where the host's forwarded ports arrive.
+if [ -e /sys/class/net/eth0 ]; then
+  ip link set lo up && ip addr add 10.0.2.15/24 dev eth0 && ip link set eth0 up ||
+    say "cannot bring up eth0 (10.0.2.15/24)"
+fi
 
 # cgroup v2 with the controllers cgmem uses, enabled down to /sys/fs/cgroup/cgmem,
 # whose memory.max keeps runs below the VM's RAM.
@@ -81,6 +103,9 @@ release=$(uname -r)
   echo "cgroup_parent=$CGMEM_CGROUP_PARENT"
   echo "cgroup_parent_memory_max=$(cat /sys/fs/cgroup/cgmem/memory.max)"
   echo "psi=$([ -r /proc/pressure/memory ] && echo on || echo off)"
+  lo=none
+  [ -d /sys/class/net/lo ] && lo=down && ip link show lo 2>/dev/null | grep -q ',UP' && lo=up
+  echo "loopback=$lo"
   echo "uptime_at_run=$(cut -d' ' -f1 /proc/uptime)"
 } > /vm/cgmem-vm/guest.env
 
@@ -96,6 +121,7 @@ echo $? > /vm/cgmem-vm/exit_code
 cd /
 say "exit code $(cat /vm/cgmem-vm/exit_code)"
 sync
+umount /tmp 2>/dev/null
 umount /vm || say "umount /vm failed; the disk may need fsck"
 say "done"
 reboot -f

@@ -2,11 +2,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "vm/cpio.h"
 #include "vm/elf.h"
-#include "vm/process.h"
+#include "common/process.h"
 
 namespace cgmem::vm {
 
@@ -45,6 +46,18 @@ std::string initramfs_archive(const GuestFiles& files) {
   }
   if (!order.empty()) cpio.file("lib/modules/order", order);
   if (!files.config.empty()) cpio.file("boot/config", files.config);
+  std::set<std::string> dirs = {"bin", "boot", "dev", "lib", "lib/modules", "proc", "sys", "tmp", "vm"};
+  std::set<std::string> added;
+  for (const auto& extra : files.extra) {
+    if (!added.insert(extra.path).second) continue;  // two programs share a library
+    std::string parent;
+    for (const auto& part : std::filesystem::path(extra.path).parent_path()) {
+      if (!parent.empty()) parent += '/';
+      parent += part.string();
+      if (dirs.insert(parent).second) cpio.directory(parent);
+    }
+    cpio.file(extra.path, extra.bytes, extra.mode);
+  }
   return cpio.finish();
 }
 
@@ -63,6 +76,15 @@ Result<GuestFiles> read_guest_files(const std::string& busybox, const std::strin
     files.config = std::move(*text);
   }
   return files;
+}
+
+Result<void> add_extra_files(const std::vector<GuestFile>& wanted, GuestFiles& files) {
+  for (const auto& file : wanted) {
+    auto bytes = slurp(file.host_path);
+    if (!bytes) return std::unexpected(bytes.error());
+    files.extra.push_back({file.guest_path, std::move(*bytes), file.mode});
+  }
+  return {};
 }
 
 Result<void> write_initramfs(const std::string& archive, const std::string& path) {

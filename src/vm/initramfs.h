@@ -6,6 +6,7 @@
 //   /init  /bin/busybox  /bin/sh -> busybox  /bin/cgmem
 //   /lib/modules/NAME.ko ...  /lib/modules/order (one name a line)
 //   /boot/config (renamed to /boot/config-RELEASE by /init)
+//   --program files: /usr/local/bin/NAME, their loader and libraries (program_files.h)
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "common/error.h"
 #include "vm/modules.h"
+#include "vm/program_files.h"
 
 namespace cgmem::vm {
 
@@ -25,6 +27,12 @@ struct GuestFiles {
   std::string cgmem;    // bytes of a static cgmem
   std::vector<Module> modules;
   std::string config;   // the kernel's .config, or empty
+  struct Extra {
+    std::string path;   // relative to the guest's root; missing parent dirs are made
+    std::string bytes;
+    uint32_t mode = 0644;
+  };
+  std::vector<Extra> extra;
 };
 
 // The uncompressed cpio archive; the same inputs give the same bytes.
@@ -33,6 +41,9 @@ std::string initramfs_archive(const GuestFiles& files);
 // Reads busybox and cgmem from disk into a GuestFiles (both must be static).
 Result<GuestFiles> read_guest_files(const std::string& busybox, const std::string& cgmem,
                                     const std::string& config);
+
+// Reads each file's bytes into files.extra.
+Result<void> add_extra_files(const std::vector<GuestFile>& wanted, GuestFiles& files);
 
 // Writes the archive gzip-compressed (gzip -n: no name, no time) to `path`.
 Result<void> write_initramfs(const std::string& archive, const std::string& path);

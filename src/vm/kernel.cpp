@@ -11,7 +11,7 @@
 
 #include "vm/bzimage.h"
 #include "vm/elf.h"
-#include "vm/process.h"
+#include "common/process.h"
 
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "vm/process.h"
+#include "common/process.h"
 
 namespace fs = std::filesystem;
 

@@ -1,8 +1,10 @@
 #include "vm/qemu.h"
 
 #include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "common/fd.h"
+#include "common/process.h"
 
 namespace cgmem::vm {
 
@@ -31,32 +33,31 @@ std::vector<std::string> qemu_argv(const QemuSpec& spec) {
       "-serial", "chardev:stderr",
       "-drive", "file=" + spec.disk + ",format=raw,if=virtio",
   });
+  if (!spec.forwards.empty()) {
+    // The guest is 10.0.2.15 on QEMU's user network; /init sets it up when it finds eth0.
+    std::string netdev = "user,id=net0,restrict=on";
+    for (const PortForward& f : spec.forwards)
+      netdev += ",hostfwd=tcp:127.0.0.1:" + std::to_string(f.host_port) + "-:" + std::to_string(f.guest_port);
+    argv.insert(argv.end(), {"-netdev", netdev, "-device", "virtio-net-pci,netdev=net0"});
+  }
   return argv;
 }
 
 Accel probe_accel() {
   if (access("/dev/kvm", R_OK | W_OK) != 0) return Accel::tcg;
-  int in[2];
-  if (pipe(in) != 0) return Accel::tcg;
-  pid_t pid = fork();
-  if (pid < 0) return Accel::tcg;
-  if (pid == 0) {
-    dup2(in[0], 0);
-    int null_fd = open("/dev/null", O_WRONLY);
-    dup2(null_fd, 1);
-    dup2(null_fd, 2);
-    close(in[1]);
-    execlp(kQemu, kQemu, "-accel", "kvm", "-cpu", "host", "-m", "64M", "-nodefaults", "-display",
-           "none", "-S", "-monitor", "stdio", "-serial", "none", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(in[0]);
-  (void)!write(in[1], "quit\n", 5);
-  close(in[1]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? Accel::kvm : Accel::tcg;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Accel::tcg;
+  Fd commands_in(fds[0]), commands_out(fds[1]);
+  auto qemu = Process::start({.argv = {kQemu, "-accel", "kvm", "-cpu", "host", "-m", "64M", "-nodefaults",
+                                       "-display", "none", "-S", "-monitor", "stdio", "-serial", "none"},
+                              .stdin_fd = commands_in.get(),
+                              .stdout_fd = kDevNull,
+                              .stderr_fd = kDevNull});
+  if (!qemu) return Accel::tcg;
+  commands_in.reset();
+  (void)!write(commands_out.get(), "quit\n", 5);
+  commands_out.reset();
+  return qemu->wait() == 0 ? Accel::kvm : Accel::tcg;
 }
 
 }  // namespace cgmem::vm

@@ -15,6 +15,12 @@ namespace cgmem::vm {
 
 enum class Accel { kvm, tcg };
 
+// --forward HOST_PORT:GUEST_PORT
+struct PortForward {
+  int host_port = 0;
+  int guest_port = 0;
+};
+
 const char* accel_name(Accel accel);
 
 struct QemuSpec {
@@ -25,6 +31,9 @@ struct QemuSpec {
   std::string console_log;  // ttyS0 goes here
   uint64_t mem_bytes = 512ull << 20;
   unsigned cpus = 2;
+  // TCP ports forwarded from the host's 127.0.0.1 into the guest (QEMU user
+  // networking, restrict=on: the guest reaches nothing outside). Empty: no NIC.
+  std::vector<PortForward> forwards;
 };
 
 inline constexpr const char* kQemu = "qemu-system-x86_64";

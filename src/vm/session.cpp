@@ -13,9 +13,10 @@
 
 #include "vm/disk.h"
 #include "vm/initramfs.h"
+#include "vm/program_files.h"
 #include "vm/locate.h"
 #include "vm/modules.h"
-#include "vm/process.h"
+#include "common/process.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -23,13 +24,6 @@ using Clock = std::chrono::steady_clock;
 namespace cgmem::vm {
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -64,12 +58,13 @@ struct Inputs {
   std::string cgmem, busybox;
   Kernel kernel;
   std::vector<Module> modules;
+  std::vector<GuestFile> programs;  // --program: programs with their loader and libraries
 };
 
 Result<std::vector<Module>> guest_modules(const Kernel& kernel, const VmOptions& options,
                                           const Progress& progress) {
   if (kernel.modules_dir.empty()) {
-    bool builtin = read_text(kernel.config).find("\nCONFIG_VIRTIO_BLK=y") != std::string::npos;
+    bool builtin = read_file_or_empty(kernel.config).find("\nCONFIG_VIRTIO_BLK=y") != std::string::npos;
     if (!kernel.config.empty() && !builtin) {
       return fail("the kernel " + kernel.image + " has no modules with it and its .config (" + kernel.config +
                   ") lacks CONFIG_VIRTIO_BLK=y", {}, "build virtio_blk in (CONFIG_VIRTIO_BLK=y) and rebuild");
@@ -82,6 +77,7 @@ Result<std::vector<Module>> guest_modules(const Kernel& kernel, const VmOptions&
   if (!index) return std::unexpected(index.error());
   std::vector<std::string> wanted = {"virtio_blk"};
   if (options.swap_bytes > 0 && index->contains("zram")) wanted.push_back("zram");
+  if (!options.forwards.empty() && index->contains("virtio_net")) wanted.push_back("virtio_net");
   return resolve_modules(*index, wanted);
 }
 
@@ -109,6 +105,12 @@ Result<Inputs> gather_inputs(const VmOptions& options, const std::string& self, 
   auto modules = guest_modules(in.kernel, options, progress);
   if (!modules) return std::unexpected(modules.error());
   in.modules = std::move(*modules);
+  auto dirs = loader_dirs();
+  for (const auto& program : options.programs) {
+    auto files = program_files(program, dirs);
+    if (!files) return std::unexpected(files.error());
+    in.programs.insert(in.programs.end(), files->begin(), files->end());
+  }
   return in;
 }
 
@@ -116,6 +118,7 @@ Result<void> build_images(const Inputs& in, const VmOptions& options, const std:
   auto files = read_guest_files(in.busybox, in.cgmem, in.kernel.config);
   if (!files) return std::unexpected(files.error());
   files->modules = in.modules;
+  if (auto ok = add_extra_files(in.programs, *files); !ok) return ok;
   if (auto ok = write_initramfs(initramfs_archive(*files), work + "/initramfs.gz"); !ok) return ok;
   DiskSpec disk{.image = work + "/disk.img",
                 .staging = work + "/disk-root",
@@ -135,7 +138,10 @@ Result<void> build_images(const Inputs& in, const VmOptions& options, const std:
 // the guest reaches the inner command.
 Result<void> boot(const QemuSpec& spec, const VmOptions& options, const Progress& progress,
                   const volatile std::sig_atomic_t* stop, VmRun& run) {
-  auto child = Child::start(qemu_argv(spec), /*stdout_to_stderr=*/true);
+  // QEMU's stdout is cgmem's stderr; its own group keeps a terminal's ^C for
+  // cgmem, which stops it.
+  auto child = Process::start(
+      {.argv = qemu_argv(spec), .stdout_fd = STDERR_FILENO, .own_group = true, .die_with_cgmem = true});
   if (!child) return std::unexpected(child.error());
   auto start = Clock::now();
   while (true) {
@@ -143,7 +149,7 @@ Result<void> boot(const QemuSpec& spec, const VmOptions& options, const Progress
       if (*code != 0) run.guest_error = "QEMU exited with code " + std::to_string(*code);
       break;
     }
-    if (run.boot_seconds < 0 && read_text(spec.console_log).find("cgmem-vm: running") != std::string::npos) {
+    if (run.boot_seconds < 0 && read_file_or_empty(spec.console_log).find("cgmem-vm: running") != std::string::npos) {
       run.boot_seconds = seconds_since(start);
       progress(fmt::format("running (guest booted in {:.1f} s)", run.boot_seconds));
     }
@@ -165,9 +171,9 @@ void collect(const std::string& work, VmRun& run) {
     run.guest_error = copied.error().message();
   std::string result = work + "/result";
   if (!read_back(work + "/disk.img", "/cgmem-vm", result)) return;
-  run.guest = parse_env(read_text(result + "/guest.env"));
-  run.stdout_bytes = read_text(result + "/stdout");
-  std::string code = read_text(result + "/exit_code");
+  run.guest = parse_env(read_file_or_empty(result + "/guest.env"));
+  run.stdout_bytes = read_file_or_empty(result + "/stdout");
+  std::string code = read_file_or_empty(result + "/exit_code");
   if (!code.empty() && !run.timed_out && !run.interrupted) run.exit_code = std::atoi(code.c_str());
 }
 
@@ -245,7 +251,7 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
   QemuSpec spec{.accel = run.accel,
                 .kernel = inputs->kernel.pvh.empty() ? inputs->kernel.image : inputs->kernel.pvh, .initrd = work + "/initramfs.gz",
                 .disk = work + "/disk.img", .console_log = run.console_log,
-                .mem_bytes = options.mem_bytes, .cpus = options.cpus};
+                .mem_bytes = options.mem_bytes, .cpus = options.cpus, .forwards = options.forwards};
   if (stop && *stop) {
     run.interrupted = true;
   } else {
@@ -258,7 +264,7 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
     collect(work, run);
   }
   if (run.exit_code < 0 && run.guest_error.empty())
-    run.guest_error = guest_error_from_console(read_text(run.console_log));
+    run.guest_error = guest_error_from_console(read_file_or_empty(run.console_log));
   if (auto written = write_file_atomic(run.record, record_json(options, run).dump(2) + "\n"); !written)
     run.record_error = written.error().message();
   if (options.keep) run.work_dir = work;

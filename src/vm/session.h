@@ -27,6 +27,7 @@ struct VmOptions {
   std::vector<std::string> command;  // the inner cgmem's arguments ("version", "--json")
   std::string script;                // --script FILE: run `sh FILE command...` instead
   std::vector<std::string> files;    // --file: copied into /vm/in, on PATH in the guest
+  std::vector<std::string> programs; // --program: a host program and its libraries (program_files.h)
   std::string out_dir;               // --out; empty: ./cgmem-vm-YYYYMMDD-HHMMSS
   uint64_t mem_bytes = 512ull << 20;
   unsigned cpus = 2;
@@ -38,6 +39,7 @@ struct VmOptions {
   std::string kernel_name;           // the cache name --kernel NAME was resolved from, or empty
   std::string cgmem;                 // --cgmem static binary; empty: found (see locate.h)
   std::optional<Accel> accel;        // forced; empty: probe
+  std::vector<PortForward> forwards; // --forward: host 127.0.0.1 ports into the guest (virtio_net)
 };
 
 struct VmRun {

@@ -7,6 +7,19 @@
 namespace cgmem::watch {
 namespace {
 
+// Single-value files: "34140160\n", or "max\n" for a limit.
+bool single_u64(uint64_t& out, std::string_view text) {
+  auto v = cgroup::to_u64(cgroup::trim_end(text));
+  if (v) out = *v;
+  return v.has_value();
+}
+
+bool single_limit(Limit& out, std::string_view text) {
+  auto v = cgroup::to_limit(cgroup::trim_end(text));
+  if (v) out = *v;
+  return v.has_value();
+}
+
 bool parse_events(Events& out, std::string_view text) {
   bool known = false;
   cgroup::for_each_flat(text, [&](std::string_view key, uint64_t value) {
@@ -70,20 +83,16 @@ bool parse_psi(Psi& out, std::string_view text) {
 void parse_into(Sample& s, File file, std::string_view text) noexcept {
   bool ok = false;
   switch (file) {
-    case File::current:
-      if (auto v = cgroup::to_u64(cgroup::trim_end(text))) s.current = *v, ok = true;
-      break;
-    case File::high:
-      if (auto v = cgroup::to_limit(cgroup::trim_end(text))) s.high = *v, ok = true;
-      break;
-    case File::max:
-      if (auto v = cgroup::to_limit(cgroup::trim_end(text))) s.max = *v, ok = true;
-      break;
+    case File::current: ok = single_u64(s.current, text); break;
+    case File::high: ok = single_limit(s.high, text); break;
+    case File::max: ok = single_limit(s.max, text); break;
     case File::events: ok = parse_events(s.events, text); break;
     case File::events_local: ok = parse_events(s.local, text); break;
     case File::stat: ok = parse_stat(s, text); break;
     case File::memory_pressure: ok = parse_psi(s.memory, text); break;
     case File::io_pressure: ok = parse_psi(s.io, text); break;
+    case File::swap_current: ok = single_u64(s.swap_current, text); break;
+    case File::swap_max: ok = single_limit(s.swap_max, text); break;
   }
   if (ok) s.read |= bit(file);
 }

@@ -1,4 +1,4 @@
-// One cgroup read once: the raw values `cgmem watch` needs, from the eight
+// One cgroup read once: the raw values `cgmem watch` needs, from the ten
 // control files below, parsed without allocating.
 //
 //   memory.current        34140160
@@ -9,6 +9,8 @@
 //   memory.stat           anon, file, pgfault, pgmajfault, pgscan, pgsteal, workingset_refault_*
 //   memory.pressure       some/full avg10 and total (microseconds stalled)
 //   io.pressure           the same for I/O
+//   memory.swap.current   bytes of swap used (absent without CONFIG_SWAP or swap accounting)
+//   memory.swap.max       the swap limit | max
 //
 // A Sample is plain data (no heap): the exporter (issue 12) and the guard
 // (issue 15) read the same struct through Row (watch/row.h).
@@ -32,11 +34,14 @@ enum class File : uint8_t {
   stat,
   memory_pressure,
   io_pressure,
+  swap_current,
+  swap_max,
 };
-inline constexpr size_t kFileCount = 8;
+inline constexpr size_t kFileCount = 10;
 inline constexpr std::array<const char*, kFileCount> kFileNames = {
     "memory.current", "memory.high",   "memory.max",      "memory.events",
-    "memory.events.local", "memory.stat", "memory.pressure", "io.pressure"};
+    "memory.events.local", "memory.stat", "memory.pressure", "io.pressure",
+    "memory.swap.current", "memory.swap.max"};
 
 constexpr uint32_t bit(File f) { return 1u << static_cast<unsigned>(f); }
 
@@ -68,6 +73,8 @@ struct Sample {
   uint64_t pgfault = 0, pgmajfault = 0, pgscan = 0, pgsteal = 0;
   uint64_t refault_anon = 0, refault_file = 0;  // workingset_refault_*
   Psi memory, io;
+  uint64_t swap_current = 0;  // bytes
+  Limit swap_max = Limit::max();
 
   bool has(File f) const { return read & bit(f); }
 };

@@ -148,10 +148,15 @@ void Scanner::open_files(Entry& e) {
   if (!e.files_tried) e.matched = !options_.match || std::regex_search(e.rel, *options_.match);
   e.files_tried = true;
   if (!e.matched) return;
+  if (options_.max_rows && rows_held_ >= options_.max_rows) {
+    ++stats_.dropped;  // not reported: tried again next scan, when a place may be free
+    return;
+  }
   // No memory.current: the memory controller is off here (or the root); tried again next scan.
   int current = ::openat(e.dir_fd, kFileNames[0], O_RDONLY | O_CLOEXEC);
   e.reported = current >= 0;
   if (!e.reported) return;
+  ++rows_held_;
   e.preopened = fds_open_ + kFileCount + kDirHeadroom <= fd_budget_;
   if (!e.preopened) {
     ::close(current);
@@ -264,6 +269,7 @@ void Scanner::walk() {
 void Scanner::drop_removed() {
   for (auto& e : entries_) {
     if (!e->removed) continue;
+    if (e->reported) --rows_held_;
     index_->by_id.erase(e->id);
     if (e->wd >= 0) {
       index_->by_wd.erase(e->wd);
@@ -339,7 +345,7 @@ Result<std::span<const Row>> Scanner::scan(uint64_t now_ns) {
   if (::fstat(entries_[0]->dir_fd, &st) != 0 || st.st_nlink == 0)
     return sys_error("read the cgroup tree to watch", options_.root, "it was removed");
   walk();
-  stats_.cgroups = stats_.reported = stats_.preopened = 0;
+  stats_.cgroups = stats_.reported = stats_.preopened = stats_.dropped = 0;
   for (auto& e : entries_) {
     bool retry = !e->reported && e->matched;  // the memory controller enabled since
     if (e->seen == generation_ && (!e->files_tried || retry)) open_files(*e);

@@ -66,6 +66,11 @@ struct ScanOptions {
   Identity identity = Identity::inode;
   bool events = false;                // inotify on memory.events
   bool read_tasks = true;             // list the tasks in D of cgroups under pressure
+  // At most this many cgroups get rows (0: no cap): each keeps up to ten
+  // files open, about 32 to 40 KiB of kernel buffers (docs/watch.md). The
+  // first found, in walk order, keep their place; the others are counted
+  // in ScanStats::dropped and tried again each scan.
+  size_t max_rows = 0;
 };
 
 // One cgroup after a scan: what was read, how it moved, what it means.
@@ -89,6 +94,7 @@ struct ScanStats {
   size_t watches = 0;        // inotify watches held
   size_t watch_failures = 0; // memory.events files inotify refused (limit reached)
   size_t skipped = 0;        // directories not opened: out of file descriptors (ulimit -n)
+  size_t dropped = 0;        // cgroups left without a row by ScanOptions::max_rows (last scan)
   uint64_t scans = 0;
 };
 
@@ -147,6 +153,7 @@ class Scanner {
   uint64_t last_scan_ns_ = 0;   // when the previous scan() read (0: none yet)
   size_t fd_budget_ = 0;        // file descriptors the scanner may keep open
   size_t fds_open_ = 0;
+  size_t rows_held_ = 0;        // entries with reported set (for max_rows)
   int inotify_fd_ = -1;
   ScanStats stats_;
   struct Index;                 // id -> entry, wd -> entry

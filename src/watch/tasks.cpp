@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cgroup/text.h"
+#include "common/fd.h"
 #include "proc/stat.h"
 #include "proc/wchan.h"
 
@@ -15,10 +16,9 @@ namespace {
 
 // Reads a whole small file into buffer; "" on any failure.
 std::string_view read_at(int dir_fd, const char* name, std::span<char> buffer) {
-  int fd = ::openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  ssize_t n = ::pread(fd, buffer.data(), buffer.size(), 0);
-  ::close(fd);
+  Fd fd(::openat(dir_fd, name, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return {};
+  ssize_t n = ::pread(fd.get(), buffer.data(), buffer.size(), 0);
   return n > 0 ? std::string_view(buffer.data(), size_t(n)) : std::string_view();
 }
 

@@ -1,6 +1,7 @@
 // Runs the real cgmem binary and checks what a user sees.
 #include <gtest/gtest.h>
 
+#include "cli/command.h"
 #include "support/run_cgmem.h"
 
 #include <string>
@@ -17,10 +18,23 @@ TEST(Cli, NoArgumentsPrintsUsageAndExits2) {
   EXPECT_NE(out.text.find("usage: cgmem COMMAND"), std::string::npos);
 }
 
-TEST(Cli, HelpListsCommands) {
+// Every command of the table is listed with its summary, in the table's
+// order, and answers its own --help with its usage and exit code 0.
+TEST(Cli, HelpListsEveryCommandAndEachHasHelp) {
   auto out = run("--help");
   EXPECT_EQ(out.code, 0);
-  EXPECT_NE(out.text.find("version"), std::string::npos);
+  size_t last = 0;
+  for (const auto& command : cgmem::cli::commands()) {
+    size_t at = out.text.find(std::string(command.summary));
+    ASSERT_NE(at, std::string::npos) << command.name << "'s summary is not in --help";
+    EXPECT_NE(out.text.rfind(std::string(command.name), at), std::string::npos) << command.name;
+    EXPECT_GT(at, last) << command.name << " is out of the table's order";
+    last = at;
+    auto help = run(std::string(command.name) + " --help");
+    EXPECT_EQ(help.code, 0) << command.name << " --help";
+    EXPECT_NE(help.text.find("cgmem " + std::string(command.name)), std::string::npos)
+        << command.name << " --help does not name its command:\n" << help.text;
+  }
 }
 
 TEST(Cli, UnknownCommandSuggests) {

@@ -103,7 +103,11 @@ TEST(KernelThrottle, ShiftOneHalvesTheSleepAtTheSameOverage) {
   double median = ratios[ratios.size() / 2];
   std::printf("%zu throttled ops: shift 0 %.3f s (model %.3f s), shift 1 %.3f s (model %.3f s), median ratio %.3f\n",
               ratios.size(), measured0, model0, measured1, model1, median);
-  EXPECT_NEAR(median, 0.5, 0.1);
+  // The halving is judged on the sums: op by op, a 64-page batch pays one or
+  // two sleeps by where its charges fall, so the median of the few ops in
+  // range moves by a whole sleep (0.48 in one boot, 0.64 in another, with
+  // the sums at 0.49 in both).
+  EXPECT_NEAR(measured1 / measured0, 0.5, 0.1);
   EXPECT_NEAR(measured1 / measured0, model1 / model0, 0.1);
   // Each shift against the model: sleeps are at least the penalty, and the
   // timer wheel (at most 12.5% at HZ=1000) and emulation add a little.

@@ -109,5 +109,42 @@ TEST(RunOptions, SamplerGoesToAnotherCpuWhenThereIsOne) {
   EXPECT_TRUE(spec["neighbour_interval_ms"].is_null());
 }
 
+
+TEST(RunOptions, CommandWordsSplitAtTheFirstLoadPair) {
+  RunOptions o{.name = "r"};
+  split_command_words({"redis-server", "--port", "6379", "--load", "--", "redis-benchmark", "--load", "--", "x"}, o);
+  EXPECT_EQ(o.command, (std::vector<std::string>{"redis-server", "--port", "6379"}));
+  EXPECT_EQ(o.load, (std::vector<std::string>{"redis-benchmark", "--load", "--", "x"}));
+  RunOptions alone{.name = "r"};
+  split_command_words({"prog", "--load", "x", "--"}, alone);  // "--load" not followed by "--" is the program's
+  EXPECT_EQ(alone.command.size(), 4u);
+  EXPECT_TRUE(alone.load.empty());
+}
+
+TEST(RunOptions, CommandRules) {
+  RunOptions o{.name = "r", .command = {"redis-server"}};
+  EXPECT_TRUE(validate(o, kMachine));
+  o.ready_tcp = 6379;
+  EXPECT_EQ(validate(o, kMachine).error().message(),
+            "--ready-tcp/--ready-delay without a load generator (add `--load -- CMD ARGS` after the program's arguments)");
+  o.load = {"redis-benchmark"};
+  EXPECT_TRUE(validate(o, kMachine));
+  o.ready_delay_ns = 1'000'000'000;
+  EXPECT_EQ(validate(o, kMachine).error().message(), "give --ready-tcp or --ready-delay, not both");
+  o.ready_tcp.reset(), o.ready_delay_ns = o.cap_ns;
+  EXPECT_EQ(validate(o, kMachine).error().message(),
+            "--ready-delay is not shorter than --cap (the load would never start)");
+  auto workload = run(std::nullopt);
+  workload.load = {"x"};
+  EXPECT_EQ(validate(workload, kMachine).error().message().substr(0, 50),
+            "--load, --ready-tcp and --ready-delay go with --co");
+  auto spec = spec_json(RunOptions{.name = "r", .command = {"p", "a"}, .load = {"l"}, .ready_tcp = 80}, 0, 1);
+  EXPECT_EQ(spec["command"], nlohmann::json({"p", "a"}));
+  EXPECT_EQ(spec["load"], nlohmann::json({"l"}));
+  EXPECT_EQ(spec["ready_tcp"], 80);
+  EXPECT_FALSE(spec["op_lines"].get<bool>());
+  EXPECT_TRUE(spec_json(run(std::nullopt), 0, 1)["op_lines"].get<bool>());
+}
+
 }  // namespace
 }  // namespace cgmem::lab

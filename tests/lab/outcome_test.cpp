@@ -55,6 +55,19 @@ TEST(Outcome, ExitedCapInterruptedFailed) {
   EXPECT_EQ(classify(EndFacts{.errors = {"spawn failed"}}).errors.size(), 1u);
 }
 
+TEST(Outcome, LoadDoneIsNeitherCapNorExit) {
+  auto done = reaped(killed_by(SIGKILL), 0, 0);
+  done.load_finished = true;
+  auto o = classify(done);
+  EXPECT_EQ(o.status, Status::load_done);
+  EXPECT_EQ(o.signal, SIGKILL);
+  EXPECT_FALSE(o.time_to_kill_s);
+  EXPECT_TRUE(o.errors.empty());
+  EXPECT_EQ(status_name(Status::load_done), "load_done");
+  done.stopped_at_cap = true;  // the cap came first
+  EXPECT_EQ(classify(done).status, Status::cap);
+}
+
 TEST(Outcome, Json) {
   auto j = to_json(classify(reaped(killed_by(SIGKILL), 0, 1)));
   EXPECT_EQ(j["status"], "oom_killed");

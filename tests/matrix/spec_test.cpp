@@ -203,6 +203,35 @@ TEST(MatrixPlan, ShuffleIsTheSameForTheSameSeed) {
   EXPECT_EQ(sorted, fixed);
 }
 
+TEST(MatrixSpec, AWorkloadMayBeACommandWithALoad) {
+  auto spec = parse_spec(R"(
+[[configs]]
+name = "max"
+max = "64M"
+[[workloads]]
+name = "redis"
+command = ["redis-server", "--dir", "{batch}"]
+load = ["redis-benchmark", "--csv"]
+programs = ["redis-server", "redis-benchmark"]
+ready_tcp = 6379
+cap = "20s"
+)", "s.toml");
+  ASSERT_TRUE(spec) << spec.error().message();
+  EXPECT_EQ(spec->workloads[0].programs.size(), 2u);
+  auto runs = plan(*spec, {.batch_dir = "/b"});
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(run_arguments(runs[0], "/b/redis-max-r1"),
+            (std::vector<std::string>{"run", "--name", "redis-max-r1", "--out", "/b/redis-max-r1", "--cap", "20s",
+                                      "--max", "64M", "--ready-tcp", "6379", "--quiet", "--command", "--",
+                                      "redis-server", "--dir", "/b", "--load", "--", "redis-benchmark", "--csv"}));
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"w\"\nargs = [\"--target\", \"1M\"]\ncommand = [\"p\"]\n"),
+            std::string("matrix spec: workload w has both args (the built-in workload) and command: s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"w\"\nargs = [\"--target\", \"1M\"]\nload = [\"p\"]\n"),
+            std::string("matrix spec: workload w: load, programs, ready_tcp and ready_delay go with command: s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"w\"\ncommand = [\"p\"]\nready_tcp = \"x\"\n"),
+            std::string("matrix spec: workload w.ready_tcp: 'x' is not a valid value: s.toml") + kTail);
+}
+
 TEST(MatrixSpec, TheBundledSpecsPlanTheStudysRuns) {
   auto load = [](const char* name) {
     auto spec = load_spec(std::string(CGMEM_SOURCE_DIR) + "/examples/" + name + ".toml");

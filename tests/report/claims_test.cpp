@@ -78,7 +78,7 @@ TEST(ReportClaims, TheBasicFixture) {
   // The both run's samples give PSI some 0; the high run's 26.99 s against 40.0 s.
   EXPECT_EQ(row(claims, "psi"),
             "ratio 0.000 to 0.675 (2 runs; the op in flight at the stop counted in 2) | not reproduced | test: every "
-            "ratio within 0.9 to 1.3 (runs with 1 s or more over normal latency).");
+            "ratio within 0.9 to 1.3 (runs under memory.high with 1 s or more over normal latency).");
   EXPECT_EQ(row(claims, "growth"),
             "measured 1024 KiB/s; measured / model 483.840 (1 per page, 0 per batch) | not reproduced | test: every "
             "run within 0.7 to 1.4 of the model for the regime of 1c (per page when half its throttled time was in "
@@ -97,21 +97,29 @@ TEST(ReportClaims, TheClaimsFixtureAtHz250) {
             "(touching 256 KiB under TCG), so the kill comes later in seconds; the claim is that nothing slows down "
             "before it.");
   EXPECT_EQ(row(claims, "high-throttles"),
-            "killed 0 of 1; 9% over memory.high at the end (cap 207 s); state D in 67% of samples | reproduced | "
+            "killed 0 of 1; 9% over memory.high at the end (cap 262 s); state D in 67% of samples | reproduced | "
             "test: no run killed, each over memory.high at the end with high events.");
   EXPECT_EQ(row(claims, "sleeps-alone"),
             "median sleeps per op 1.00; 0% of the throttled time in ops with 32 or more (1 run) | reproduced | test: "
             "every run's median 2 or less. The op in flight when the run stopped is counted (1 run).");
   EXPECT_EQ(row(claims, "sleeps-neighbour"),
-            "median sleeps per op 64.0; 90% of the throttled time in ops with 32 or more (1 run) | reproduced | test: "
-            "every run's median 32 or more." + extra + " The op in flight when the run stopped is counted (1 run).");
-  // 1.03 x (formula + half a step) per sleep: 1.061 raw at the median.
+            "median sleeps per op 64.0 (formula sleep 100 ms or more); 92% of the throttled time in ops with 32 or "
+            "more (1 run) | reproduced | test: every run's median 32 or more over its ops whose formula sleep is at "
+            "least the neighbour's interval: a neighbour allocating every 100 ms empties the per-CPU stock at most "
+            "every 100 ms, so a shorter sleep ends before the next drain and the rest of the batch comes from the "
+            "stock (the study's sampler drained it more often)." +
+                extra + " The op in flight when the run stopped is counted (1 run).");
+  // 1.03 x (formula + half a step) per sleep: 1.061 raw at the median, each
+  // sleep 0.03 x (formula + half a step) late: 8.82 ms at the median op.
   EXPECT_EQ(row(claims, "sleep-length"),
-            "median ratio 1.06, 100% within 30%; with half a wheel step 1.03 (1 run) | reproduced | test: every run's "
-            "median ratio with half a wheel step within 0.95 to 1.15. HZ=250: the timer wheel's steps are 4 ms below "
-            "252 ms and 32 ms above (at HZ=1000: 1 ms below 63 ms and 8 ms above), so each sleep overshoots the "
-            "formula more than in the study by design; the ratio with half a step is the comparison." + extra +
-            " 1 run with fewer than 10 compared ops left out.");
+            "median ratio 1.06, 100% within 30%; with half a wheel step 1.03, each sleep ending 8.82 ms after it (1 "
+            "run) | reproduced | test: every run's median ratio with half a wheel step within 0.95 to 1.15. HZ=250: "
+            "the timer wheel's steps are 4 ms below 252 ms and 32 ms above (at HZ=1000: 1 ms below 63 ms and 8 ms "
+            "above), so each sleep overshoots the formula more than in the study by design; the ratio with half a "
+            "step is the comparison. Software emulation: a fixed delay per sleep (the 17 reclaim passes before it, "
+            "the wake-up of a virtual CPU that the host, when loaded, runs late) weighs more on short sleeps; the ms "
+            "late per sleep is the figure to compare across machines and loads (docs/kernel.md has it at HZ=250 and "
+            "1000)." + extra + " 1 run with fewer than 10 compared ops left out.");
   EXPECT_EQ(row(claims, "cap"),
             "median 2016.2 ms per sleep at the cap (5 ops at the cap, 1 run) | reproduced | test: each run's median "
             "within the wheel's bounds for a 2 s timeout (HZ=250: 32 ms step, 2000 to 2032 ms). HZ=250 by design: "
@@ -128,8 +136,9 @@ TEST(ReportClaims, TheClaimsFixtureAtHz250) {
             "killed 0 of 1; pgsteal 8320; PSI memory some 0.01 s, 0% of the time | reproduced | test: no run killed; "
             "each reclaimed (pgsteal > 0) with PSI memory some 5% of the time or less.");
   EXPECT_EQ(row(claims, "psi"),
-            "ratio 1.000 to 1.020 (3 runs; the op in flight at the stop counted in 3) | reproduced | test: every "
-            "ratio within 0.9 to 1.3 (runs with 1 s or more over normal latency).");
+            "ratio 1.000 to 1.020 (2 runs; the op in flight at the stop counted in 2) | reproduced | test: every "
+            "ratio within 0.9 to 1.3 (runs under memory.high with 1 s or more over normal latency). Left out: 1 run "
+            "that sets its own memory.high mid-run (ratio 1.000).");
   EXPECT_EQ(row(claims, "growth"),
             "measured 8.14 KiB/s; measured / model 1.050 (1 per page, 0 per batch) | reproduced | test: every run "
             "within 0.7 to 1.4 of the model for the regime of 1c (per page when half its throttled time was in ops "

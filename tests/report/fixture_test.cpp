@@ -103,7 +103,7 @@ TEST(ReportFindRuns, ADirectoryWithoutRunsIsAnError) {
 TEST(ReportFindRuns, RunsAreFoundAtAnyDepth) {
   auto runs = find_runs({std::string(CGMEM_FIXTURES) + "/runs"});
   ASSERT_TRUE(runs.has_value()) << runs.error().message();
-  ASSERT_EQ(runs->size(), 10u);  // basic's 4 and claims' 6, two levels down
+  ASSERT_EQ(runs->size(), 16u);  // basic's 4, claims' 6 and rfc's 6, two levels down
   EXPECT_EQ((*runs)[0], kBasic + "/anon-over-both-r1");
   EXPECT_EQ((*runs)[3], kBasic + "/anon-over-max-r1");
   EXPECT_EQ((*runs)[4], std::string(CGMEM_FIXTURES) + "/runs/claims/anon-clamp-none-r1");
@@ -114,6 +114,7 @@ TEST(ReportSummary, MaxOnlyRunIsKilledAtFullSpeed) {
   EXPECT_TRUE(s.killed);
   EXPECT_DOUBLE_EQ(*s.time_to_kill_s, 0.31);
   EXPECT_DOUBLE_EQ(*s.median_op_ms, 0.55);      // 0.1 .. 1.0 ms
+  EXPECT_FALSE(s.median_churn_ms.has_value());  // it grows until the kill: no churn op
   EXPECT_DOUBLE_EQ(*s.p99_last10_ms, 1.0);      // the last op alone
   EXPECT_EQ(s.events_max, 35u);
   EXPECT_EQ(s.events_oom_kill, 1u);
@@ -126,6 +127,7 @@ TEST(ReportSummary, HighOnlyRunHasEveryColumn) {
   EXPECT_FALSE(s.killed);
   EXPECT_EQ(s.status, "cap");
   EXPECT_DOUBLE_EQ(*s.median_op_ms, 18.0);
+  EXPECT_DOUBLE_EQ(*s.median_churn_ms, 18.0);  // every op of this run is a churn op
   EXPECT_NEAR(*s.p99_last10_ms, 0.3 + (2047.9 - 0.3) * 0.99, 1e-9);
   EXPECT_DOUBLE_EQ(*s.peak_bytes, 290742272.0);
   EXPECT_DOUBLE_EQ(*s.final_bytes, 270.0 * 1048576);  // the 40 s sample is the latest reading
@@ -169,10 +171,13 @@ TEST(ReportPredict, SleepsAndRatiosOfTheHighRun) {
   EXPECT_EQ(c.compared, 5u);
   EXPECT_NEAR(*c.median_ratio, 2047.9 / 2000, 1e-9);  // ratios 1.0 1.1 1.5 0.9 1.024
   EXPECT_DOUBLE_EQ(*c.within_30, 0.8);
-  // Half a wheel step: 18+0.5, 73+4, 165+4, 662+32, 2000+32 ms.
-  EXPECT_NEAR(*c.median_ratio_wheel, 2047.9 / 2032, 1e-9);
+  // The ops of 64 sleeps (one per page) take, for each sleep beyond one per
+  // batch, the formula at memory.current + 63 pages: 73 -> 78, 165 -> 172 ms.
+  // Half a wheel step: 18+0.5, 78+4, 172+4, 662+32, 2000+32 ms; ratios
+  // 0.973, 0.979, 1.406, 0.859, 1.008.
+  EXPECT_NEAR(*c.median_ratio_wheel, 5139.2 / (64 * 82), 1e-9);
   EXPECT_NEAR(*c.median_ratio_wheel_level0, 18 / 18.5, 1e-9);
-  EXPECT_NEAR(*c.median_ratio_wheel_upper, (2047.9 / 2032 + 5139.2 / (64 * 77)) / 2, 1e-9);
+  EXPECT_NEAR(*c.median_ratio_wheel_upper, (2047.9 / 2032 + 5139.2 / (64 * 82)) / 2, 1e-9);
   EXPECT_DOUBLE_EQ(*c.median_sleeps_50ms, 33);  // 1, 2, 64, 64; the op in flight is under 50 ms
   // The run stopped at its cap inside an op: from the last op's end
   // (24.538 s) to the last sample (40 s), the high counter rose from 2281

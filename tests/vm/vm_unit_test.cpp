@@ -17,11 +17,12 @@
 #include "vm/kernel.h"
 #include "vm/locate.h"
 #include "vm/modules.h"
-#include "vm/process.h"
+#include "common/process.h"
 #include "vm/qemu.h"
 #include "vm/session.h"
 
 namespace fs = std::filesystem;
+using namespace cgmem;
 using namespace cgmem::vm;
 
 namespace {
@@ -86,41 +87,6 @@ TEST(Initramfs, SameInputsSameBytesAndTheExpectedFiles) {
             "bin\nboot\ndev\nlib\nlib/modules\nproc\nsys\ntmp\nvm\ninit\nbin/busybox\nbin/sh\nbin/cgmem\n"
             "lib/modules/virtio_blk.ko\nlib/modules/order\nboot/config\n");
   EXPECT_EQ(guest_init_script().substr(0, 18), "#!/bin/busybox sh\n");
-}
-
-TEST(Process, ShellQuote) {
-  EXPECT_EQ(shell_quote("version"), "version");
-  EXPECT_EQ(shell_quote("--out=/a/b"), "--out=/a/b");
-  EXPECT_EQ(shell_quote(""), "''");
-  EXPECT_EQ(shell_quote("a b"), "'a b'");
-  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
-  EXPECT_EQ(shell_quote("$(reboot)"), "'$(reboot)'");
-  EXPECT_EQ(command_line({"apt-get", "download", "linux-image-6.12.117+deb12-cloud-amd64"}),
-            "apt-get download linux-image-6.12.117+deb12-cloud-amd64");
-}
-
-TEST(Process, QuotedWordsSurviveTheShell) {
-  std::vector<std::string> words = {"a b", "it's", "$HOME", "", "x\ny", "*"};
-  std::string script = "for w in";
-  for (const auto& w : words) script.append(" ").append(shell_quote(w));
-  script += "; do printf '[%s]' \"$w\"; done";
-  auto out = run_program({"sh", "-c", script});
-  ASSERT_TRUE(out.has_value());
-  EXPECT_EQ(out->output, "[a b][it's][$HOME][][x\ny][*]");
-}
-
-TEST(Process, MissingProgramIsAnError) {
-  auto out = run_program({"cgmem-no-such-program"});
-  ASSERT_FALSE(out.has_value());
-  EXPECT_EQ(out.error().message(),
-            "run cgmem-no-such-program: No such file or directory (is it installed? scripts/install-deps.sh installs it)");
-}
-
-TEST(Process, ExitCodeIsAValue) {
-  auto out = run_program({"sh", "-c", "echo x; exit 3"});
-  ASSERT_TRUE(out.has_value());
-  EXPECT_EQ(out->exit_code, 3);
-  EXPECT_EQ(out->output, "x\n");
 }
 
 std::string fake_bzimage(const std::string& version) {
@@ -310,6 +276,16 @@ TEST(Qemu, TcgCommandLine) {
             "-accel kvm -cpu host");
   // The guest's host probe reads the accelerator back from the command line.
   EXPECT_NE(command_line(qemu_argv(spec)).find("panic=-1 cgmem.accel=kvm'"), std::string::npos);
+}
+
+TEST(Qemu, ForwardsAddARestrictedUserNetworkWithHostForwardsOnLoopback) {
+  QemuSpec spec{.kernel = "/k", .initrd = "/i", .disk = "/d", .console_log = "/c"};
+  EXPECT_EQ(command_line(qemu_argv(spec)).find("-netdev"), std::string::npos);  // no NIC without --forward
+  spec.forwards = {{.host_port = 19262, .guest_port = 9262}, {.host_port = 2222, .guest_port = 22}};
+  EXPECT_TRUE(command_line(qemu_argv(spec)).ends_with(
+      "-netdev user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:19262-:9262,hostfwd=tcp:127.0.0.1:2222-:22 "
+      "-device virtio-net-pci,netdev=net0"))
+      << command_line(qemu_argv(spec));
 }
 
 TEST(Locate, ExplicitDynamicCgmemIsRefused) {

@@ -65,6 +65,27 @@ TEST(Scanner, FindsEveryCgroupWithMemoryAndSkipsTheRootWithout) {
   EXPECT_EQ(s->stats().reported, 3u);
 }
 
+TEST(Scanner, MaxRowsCapsTheCgroupsReadAndCountsTheRest) {
+  TempDir tmp;
+  for (const char* name : {"a", "b", "c"}) make_cgroup(tmp.path() + "/root/" + name);
+  auto s = open_scanner({.root = tmp.path() + "/root", .max_rows = 2});
+  auto rows = s->scan(kSecond);
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->size(), 2u);
+  EXPECT_EQ(s->stats().reported, 2u);
+  EXPECT_EQ(s->stats().dropped, 1u);
+  EXPECT_TRUE((*rows)[0].sample.has(File::swap_max));
+  EXPECT_TRUE((*rows)[0].sample.swap_max.is_max());
+  // One of the two goes: the third takes its place at the next scan.
+  std::string gone = tmp.path() + "/root" + std::string((*rows)[0].path);
+  fs::remove_all(gone);
+  ASSERT_TRUE(s->scan(2 * kSecond));  // reports it gone
+  rows = s->scan(3 * kSecond);
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->size(), 2u);
+  EXPECT_EQ(s->stats().dropped, 0u);
+}
+
 TEST(Scanner, RatesComeFromTheSameCgroupsPreviousSample) {
   TempDir tmp;
   make_cgroup(tmp.path() + "/root/a");

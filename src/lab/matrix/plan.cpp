@@ -36,6 +36,8 @@ PlannedRun make_run(const MatrixSpec& spec, const WorkloadSpec& w, const ConfigS
     if (v.ends_with('%'))
       if (auto bytes = resolve_percent(r.flags, k)) v = *bytes;
   for (const auto& a : w.args) r.workload_args.push_back(substitute(a, o.batch_dir));
+  for (const auto& a : w.command) r.command.push_back(substitute(a, o.batch_dir));
+  for (const auto& a : w.load) r.load.push_back(substitute(a, o.batch_dir));
   if (auto cap = r.flags.find("cap"); cap != r.flags.end()) r.cap_s = parse_seconds(cap->second, 1).value_or(60);
   return r;
 }
@@ -72,6 +74,17 @@ std::vector<std::string> run_arguments(const PlannedRun& run, const std::string&
     args.push_back(value);
   }
   args.push_back("--quiet");
+  if (!run.command.empty()) {
+    args.push_back("--command");
+    args.push_back("--");
+    args.insert(args.end(), run.command.begin(), run.command.end());
+    if (!run.load.empty()) {
+      args.push_back("--load");
+      args.push_back("--");
+      args.insert(args.end(), run.load.begin(), run.load.end());
+    }
+    return args;
+  }
   args.push_back("--");
   args.insert(args.end(), run.workload_args.begin(), run.workload_args.end());
   return args;

@@ -19,6 +19,7 @@ struct PlannedRun {
   int rep = 1;
   RunFlags flags;                         // merged: defaults, config, workload
   std::vector<std::string> workload_args; // {batch} and {scratch} replaced
+  std::vector<std::string> command, load; // a --command run's program and load generator, replaced too
   double cap_s = 60;                      // for the ETA (cgmem run's default cap is 60 s)
 };
 
@@ -36,7 +37,8 @@ std::string scratch_dir(const std::string& batch_dir);
 
 std::vector<PlannedRun> plan(const MatrixSpec& spec, const PlanOptions& options);
 
-// `cgmem run` arguments for one run: --name, --out, the flags, --quiet, --, the workload's.
+// `cgmem run` arguments for one run: --name, --out, the flags, --quiet, --, the workload's;
+// for a command: ... --quiet --command -- COMMAND [--load -- LOAD].
 std::vector<std::string> run_arguments(const PlannedRun& run, const std::string& run_dir);
 
 }  // namespace cgmem::lab

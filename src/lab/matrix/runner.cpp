@@ -19,15 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
 Result<Json> read_json(const fs::path& path) {
   auto text = read_file(path.string(), path.filename().string());
   if (!text) return std::unexpected(text.error());
@@ -57,7 +48,7 @@ struct Batch {
   Result<void> save(const std::vector<RunRecord>& runs) {
     json["runs"] = Json::array();
     for (const auto& r : runs) json["runs"].push_back(run_entry(r));
-    json["updated_at"] = utc_now();
+    json["updated_at"] = iso_utc(std::time(nullptr));
     return write_json(dir / "batch.json", json);
   }
 };
@@ -91,7 +82,7 @@ Result<Batch> open_batch(const MatrixSpec& spec, const MatrixOptions& o, const s
   if (ec) return fail("matrix: create the batch directory: " + ec.message(), b.dir.string(), "pick another --out");
   b.json = {{"schema", 1}, {"name", spec.name}, {"spec", fs::absolute(spec.path).string()},
             {"claim", spec.claim ? Json(*spec.claim) : Json(nullptr)},
-            {"claim_sha256", claim ? Json(*claim) : Json(nullptr)}, {"started_at", utc_now()}, {"code", o.code}};
+            {"claim_sha256", claim ? Json(*claim) : Json(nullptr)}, {"started_at", iso_utc(std::time(nullptr))}, {"code", o.code}};
   return b;
 }
 

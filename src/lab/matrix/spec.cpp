@@ -45,6 +45,7 @@ constexpr FlagKey kFlags[] = {
     {"sampler_cpu", "--sampler-cpu", Kind::cpu}, {"interval", "--interval", Kind::duration_ms},
     {"cap", "--cap", Kind::duration_s},     {"neighbour", "--neighbour", Kind::duration_ms},
     {"parent", "--parent", Kind::text},     {"high_throttle", "--high-throttle", Kind::cpu},
+    {"ready_tcp", "--ready-tcp", Kind::cpu}, {"ready_delay", "--ready-delay", Kind::duration_s},
 };
 
 const FlagKey* find_flag(std::string_view key) {
@@ -184,6 +185,21 @@ Result<void> read_workloads(const toml::table& root, const std::string& path, Ma
     auto args = strings(t->get("args"), "workload " + w.name + ".args", path);
     if (!args) return std::unexpected(args.error());
     w.args = *args;
+    auto command = strings(t->get("command"), "workload " + w.name + ".command", path);
+    if (!command) return std::unexpected(command.error());
+    w.command = *command;
+    auto load = strings(t->get("load"), "workload " + w.name + ".load", path);
+    if (!load) return std::unexpected(load.error());
+    w.load = *load;
+    auto programs = strings(t->get("programs"), "workload " + w.name + ".programs", path);
+    if (!programs) return std::unexpected(programs.error());
+    w.programs = *programs;
+    if (!w.command.empty() && !w.args.empty())
+      return spec_error(path, fmt::format("workload {} has both args (the built-in workload) and command", w.name));
+    if (w.command.empty() && (!w.load.empty() || !w.programs.empty() || t->contains("ready_tcp") || t->contains("ready_delay")))
+      return spec_error(path, fmt::format("workload {}: load, programs, ready_tcp and ready_delay go with command", w.name));
+    if (!w.command.empty() && w.command.front().empty())
+      return spec_error(path, fmt::format("workload {}: command[0], the program, is empty", w.name));
     auto configs = strings(t->get("configs"), "workload " + w.name + ".configs", path);
     if (!configs) return std::unexpected(configs.error());
     w.configs = *configs;
@@ -195,7 +211,7 @@ Result<void> read_workloads(const toml::table& root, const std::string& path, Ma
     auto reps = integer(*t, "reps", "workload " + w.name + ".", path, 1, kMaxReps);
     if (!reps) return std::unexpected(reps.error());
     if (*reps) w.reps = static_cast<int>(**reps);
-    if (auto r = read_flags(*t, {"name", "args", "configs", "reps"}, "workload " + w.name, path, w.flags); !r)
+    if (auto r = read_flags(*t, {"name", "args", "command", "load", "programs", "configs", "reps"}, "workload " + w.name, path, w.flags); !r)
       return std::unexpected(r.error());
     spec.workloads.push_back(std::move(w));
   }

@@ -14,6 +14,12 @@
 //   [[workloads]]
 //   name = "anon-over"
 //   args = ["--target", "40M"]
+//   [[workloads]]             # or the user's own program (docs/own-program.md)
+//   name = "redis"
+//   command = ["redis-server", "--port", "6379"]
+//   load = ["redis-benchmark", "-t", "set", "--csv"]
+//   ready_tcp = 6379
+//   programs = ["redis-server", "redis-benchmark"]   # for --vm, when load is a shell loop
 //
 // Options merge defaults, then the config, then the workload (the last wins;
 // "" removes an option set before).
@@ -40,6 +46,9 @@ struct ConfigSpec {
 struct WorkloadSpec {
   std::string name;
   std::vector<std::string> args;     // `cgmem workload` options; {batch} is the batch directory
+  std::vector<std::string> command;  // instead of args: `cgmem run --command -- COMMAND`
+  std::vector<std::string> load;     // with command: `--load -- LOAD`
+  std::vector<std::string> programs; // host programs `matrix --vm` brings in (default: command[0], load[0])
   RunFlags flags;
   std::vector<std::string> configs;  // empty: every config
   std::optional<int> reps;           // empty: the spec's
