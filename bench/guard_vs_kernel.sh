@@ -11,7 +11,7 @@
 # Long (about 15 minutes under TCG): run it once and quote it (docs/guard.md),
 # never from ctest. Usage:
 #   bench/guard_vs_kernel.sh [OUT]        # OUT: bench-out/guard-vs-kernel
-# Environment: CGMEM (a static cgmem, default build/static/src/cli/cgmem),
+# Environment: CGMEM (a static cgmem, default build/release/src/cli/cgmem-static),
 # KERNEL (default hz1000-throttle; "" for the pinned Debian HZ=250 kernel,
 # which has no memory.high.throttle: then only crawl and kill run), SHIFTS
 # (default "0 2 4 6 8"), CAP (per run, default 400 s), NEIGHBOUR (its period,
@@ -19,7 +19,7 @@
 # page), INTERVAL (the guard's, default 100ms).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-CGMEM=${CGMEM:-build/static/src/cli/cgmem}
+CGMEM=${CGMEM:-build/release/src/cli/cgmem-static}
 KERNEL=${KERNEL-hz1000-throttle}
 SHIFTS=${SHIFTS:-0 2 4 6 8}
 CAP=${CAP:-400}

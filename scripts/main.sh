@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's main command: installs what cgmem needs, builds one static
-# cgmem (it runs here and is the binary the VM guest runs), runs the claims
+# The README's main command: installs what cgmem needs, builds cgmem-static
+# (it runs here and is the binary the VM guest runs), runs the claims
 # batch (examples/claims.toml: natively where the host has a usable cgroup
 # v2 memory controller, else in cgmem's VM), writes the report, and ends
 # with the table of the study's claims, checked.
@@ -14,11 +14,11 @@ step "1/4 packages (scripts/install-deps.sh --main)"
 bash scripts/install-deps.sh --main
 installed=$SECONDS
 
-step "2/4 building the static cgmem (build/static)"
-cmake -S . -B build/static -G Ninja -DCMAKE_BUILD_TYPE=Release -DCGMEM_STATIC=ON -DCGMEM_TESTS=OFF >/dev/null
-cmake --build build/static -j "$(nproc)" --target cgmem
+step "2/4 building cgmem-static (build/release)"
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DCGMEM_TESTS=OFF >/dev/null
+cmake --build build/release -j "$(nproc)" --target cgmem-static
 built=$SECONDS
-cgmem=build/static/src/cli/cgmem
+cgmem=build/release/src/cli/cgmem-static
 
 name=$(basename "$spec" .toml)
 batch=batches/$name-$(date -u +%Y%m%dT%H%M%SZ)

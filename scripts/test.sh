@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs what it needs, builds every configuration and runs every test:
+# Installs what it needs, builds both configurations and runs every test:
 # the README's test command and what .ci/run calls. Configurations:
-#   build/release  Release, all tests (unit and, through the VM, real-kernel)
-#   build/asan     ASan+UBSan, unit tests
-#   build/static   what the VM guest runs: the fully static cgmem and the
-#                  guest's test programs
-#   build/fuzz     clang libFuzzer targets, each run for $CGMEM_FUZZ_SECONDS
+#   build/release   g++, Release: cgmem, cgmem-static and the guest's test
+#                   programs (what the VM guest runs), and every test: unit
+#                   and, through the VM, real-kernel
+#   build/sanitize  clang, ASan+UBSan with libFuzzer's coverage: the unit
+#                   tests again, and each fuzz target run for $CGMEM_FUZZ_SECONDS
 # Environment: CGMEM_SKIP_VM=1 leaves out the tests labelled "vm" and
 # "kernel"; CGMEM_SKIP_KERNEL=1 only those labelled "kernel" (they build the
 # patched kernel once, about 6 minutes on 2 idle cores, then find it cached).
@@ -25,24 +25,17 @@ step() { printf '\n== %s\n' "$*"; }
 step "install dependencies"
 bash scripts/install-deps.sh
 
-step "configure and build: release, static, asan"
-configure build/release -DCMAKE_BUILD_TYPE=Release -DCGMEM_STATIC_BINARY="$PWD/build/static/src/cli/cgmem" \
-  -DCGMEM_GUEST_DIR="$PWD/build/static/tests/vm/guest"
-configure build/static -DCMAKE_BUILD_TYPE=Release -DCGMEM_STATIC=ON -DCGMEM_TESTS=OFF
-configure build/asan -DCMAKE_BUILD_TYPE=Debug -DCGMEM_SANITIZE=ON
+step "configure and build: release (g++)"
+configure build/release -DCMAKE_BUILD_TYPE=Release -DCGMEM_TESTS=ON
 cmake --build build/release -j "$jobs"
-cmake --build build/static -j "$jobs"  # before the vm tests: the guest runs it
-cmake --build build/asan -j "$jobs"
 
-if [[ -d fuzz ]]; then
-  step "configure and build: fuzz (clang)"
-  configure build/fuzz -DCMAKE_BUILD_TYPE=Debug -DCGMEM_FUZZ=ON -DCGMEM_TESTS=OFF \
-    -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16
-  cmake --build build/fuzz -j "$jobs"
-fi
+step "configure and build: sanitize (clang: ASan, UBSan, libFuzzer)"
+configure build/sanitize -DCMAKE_BUILD_TYPE=Debug -DCGMEM_FUZZ=ON -DCGMEM_TESTS=ON \
+  -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16
+cmake --build build/sanitize -j "$jobs"
 
 step "unit tests under ASan+UBSan"
-ctest --test-dir build/asan -L unit --output-on-failure -j "$jobs"
+ctest --test-dir build/sanitize -L unit --output-on-failure -j "$jobs"
 
 step "all tests (release)"
 labels=()
@@ -50,7 +43,7 @@ labels=()
 [[ ${CGMEM_SKIP_VM:-0} == 1 ]] && labels=(-LE 'vm|kernel')
 ctest --test-dir build/release "${labels[@]}" --output-on-failure -j "$jobs"
 
-if [[ -d build/fuzz/fuzz ]]; then
+if [[ -d build/sanitize/fuzz ]]; then
   step "fuzz each parser for ${fuzz_seconds}s, $jobs at a time"
   # One target: fuzz a copy of its checked-in seeds (so fuzzing never dirties
   # the tree), print its last lines; a crash fails the run.
@@ -71,7 +64,7 @@ if [[ -d build/fuzz/fuzz ]]; then
     return "$status"
   }
   export -f fuzz_one
-  find build/fuzz/fuzz -maxdepth 1 -name 'fuzz_*' -type f -executable -print0 | sort -z |
+  find build/sanitize/fuzz -maxdepth 1 -name 'fuzz_*' -type f -executable -print0 | sort -z |
     xargs -0 -P "$jobs" -I{} bash -c 'fuzz_one "$1" "$2"' _ {} "$fuzz_seconds"
 fi
 echo

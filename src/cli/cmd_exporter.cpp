@@ -13,9 +13,7 @@
 #include "cli/handlers.h"
 #include "common/exit_codes.h"
 #include "exporter/collector.h"
-#ifdef CGMEM_EXPORTER_HTTP
 #include "exporter/server.h"
-#endif
 #include "lab/duration.h"
 
 namespace cgmem::cli {
@@ -53,7 +51,6 @@ int print_once(exporter::Collector& collector, const ExporterFlags& f) {
   return kOk;
 }
 
-#ifdef CGMEM_EXPORTER_HTTP
 int serve(exporter::Collector& collector, exporter::Server& server, const ExporterFlags& f, const std::string& root,
           const std::string& host) {
   // The HTTP threads never take SIGTERM: it must reach this thread, which stops them.
@@ -87,7 +84,6 @@ int serve(exporter::Collector& collector, exporter::Server& server, const Export
   if (!ran) return print_error(ran.error()), kFailure;
   return kOk;
 }
-#endif
 
 }  // namespace
 
@@ -129,10 +125,8 @@ int run_exporter(std::span<char*> args) {
   auto timeout = lab::parse_duration(f.timeout, lab::Unit::s);
   if (!retention) return print_error(retention.error()), kUsage;
   if (!timeout) return print_error(timeout.error()), kUsage;
-#ifdef CGMEM_EXPORTER_HTTP
   auto listen = exporter::parse_listen(f.listen);
   if (!listen) return print_error(listen.error()), kUsage;
-#endif
   TreeSetup setup = live_setup(tree);
   if (setup.exit_code) return setup.exit_code;
   if (setup.interval_ns == 0) return print_error("--interval must be more than 0"), kUsage;
@@ -148,18 +142,17 @@ int run_exporter(std::span<char*> args) {
   if (auto r = (*collector)->scan(cgmem::now_ns()); !r) return print_error(r.error()), kFailure;
   if (f.once) return print_once(**collector, f);
 
-#ifndef CGMEM_EXPORTER_HTTP
-  print_error(Error{.what = "serve /metrics: this cgmem was linked statically, and Debian's cpp-httplib is a shared "
-                            "library only (libcpp-httplib.so), so it has no HTTP server",
-                    .hint = "run the dynamically linked cgmem (build/release) for `cgmem exporter`; --once works here"});
-  return kUnavailable;
-#else
+  if (!exporter::has_http_server()) {
+    print_error(Error{.what = "serve /metrics: this is cgmem-static, and Debian's cpp-httplib is a shared "
+                              "library only (libcpp-httplib.so), so it has no HTTP server",
+                      .hint = "run cgmem (the dynamically linked one beside it) for `cgmem exporter`; --once works here"});
+    return kUnavailable;
+  }
   auto server = exporter::Server::bind(**collector, {.listen = *listen,
                                                      .workers = f.workers,
                                                      .timeout_s = int(std::max<uint64_t>(*timeout / 1'000'000'000, 1))});
   if (!server) return print_error(server.error()), kFailure;
   return serve(**collector, **server, f, root, listen->host);
-#endif
 }
 
 }  // namespace cgmem::cli

@@ -2,7 +2,7 @@
 // page, in the format the Accept header asks for) and GET /healthz (200
 // while scans are fresh, 503 when the last one is older than three
 // intervals). Built on cpp-httplib (Debian's libcpp-httplib-dev: a header
-// and a shared library, so not in the static cgmem; docs/fleet.md says why
+// and a shared library, so not in cgmem-static; docs/fleet.md says why
 // not prometheus-cpp). No HTTP is parsed here.
 //
 // Bounds: a fixed number of worker threads and of queued connections; when
@@ -25,6 +25,10 @@ struct Listen {
   std::string host;  // an IPv4 or IPv6 address, or a name
   int port = 0;      // 0: any free port
 };
+
+// False in cgmem-static, linked with server_unavailable.cpp: Debian's
+// cpp-httplib is a shared library only, so a fully static cgmem has no server.
+bool has_http_server();
 
 // "127.0.0.1:9262", "[::1]:9262", "0.0.0.0:0". Errors name the text and the expected form.
 Result<Listen> parse_listen(std::string_view text);

@@ -1,11 +1,10 @@
 // Finding the static cgmem the guest runs. In this order:
 //   1. --cgmem PATH, when given (it must be static);
 //   2. this cgmem, when it is statically linked;
-//   3. build/static/src/cli/cgmem next to this binary's build tree (the
-//      build dir holding CMakeCache.txt above it, e.g. build/release), or
-//      static/src/cli/cgmem inside that build dir (build -> build/static).
+//   3. cgmem-static beside this cgmem (every build but a sanitizer build
+//      links both from the same objects: src/cli/CMakeLists.txt).
 // Otherwise an error that names what was looked at and the command that
-// builds the static binary.
+// builds cgmem-static.
 #pragma once
 
 #include <string>

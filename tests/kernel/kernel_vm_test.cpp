@@ -1,6 +1,6 @@
 // The RFC's memory.high.throttle on the kernel cgmem built with its patch
 // (hz1000-throttle), read from what throttle/run.sh wrote in the guest. The
-// boot is the CTest fixture kernel_throttle_boot; these checks never boot.
+// boot is the CTest test kernel_throttle_vm_boot; these checks never boot.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 

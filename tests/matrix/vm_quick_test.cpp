@@ -1,6 +1,6 @@
 // The quick matrix (examples/quick.toml) in the VM, then the report on it:
 // the study's outcomes on a real kernel. Label vm: needs QEMU and the
-// static cgmem (scripts/test.sh builds build/static first).
+// static cgmem (cgmem-static, built beside cgmem).
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -294,23 +294,21 @@ TEST(Locate, ExplicitDynamicCgmemIsRefused) {
   EXPECT_EQ(found.error().message(), "--cgmem /bin/sh is dynamically linked; the guest needs a static cgmem");
 }
 
-TEST(Locate, StaticBuildNextToTheBuildTree) {
+TEST(Locate, CgmemStaticBesideThisCgmem) {
   TempDir dir("locate");
   fs::create_directories(dir / "build/release/src/cli");
-  fs::create_directories(dir / "build/static/src/cli");
   write(dir / "build/release/CMakeCache.txt", "CMAKE_HOME_DIRECTORY:INTERNAL=/src/cgmem\n");
   fs::copy_file("/bin/sh", dir / "build/release/src/cli/cgmem");
   std::string self = (dir / "build/release/src/cli/cgmem").string();
+  std::string sibling = (dir / "build/release/src/cli/cgmem-static").string();
   auto none = find_static_cgmem("", self);
   ASSERT_FALSE(none.has_value());
   EXPECT_EQ(none.error().message(),
             "no statically linked cgmem to run in the guest: this cgmem (" + self + ") is dynamically linked and " +
-                (dir / "build/static/src/cli/cgmem").string() +
-                " is not a static cgmem (build it with 'cmake -S /src/cgmem -B " + (dir / "build/static").string() +
-                " -G Ninja -DCGMEM_STATIC=ON -DCGMEM_TESTS=OFF && cmake --build " + (dir / "build/static").string() +
-                " --target cgmem', or pass --cgmem PATH)");
-  fs::copy_file("/bin/busybox", dir / "build/static/src/cli/cgmem");  // any static ELF
-  EXPECT_EQ(find_static_cgmem("", self).value(), (dir / "build/static/src/cli/cgmem").string());
+                sibling + " is not a static cgmem (build it with 'cmake --build " + (dir / "build/release").string() +
+                " --target cgmem-static', or pass --cgmem PATH)");
+  fs::copy_file("/bin/busybox", sibling);  // any static ELF
+  EXPECT_EQ(find_static_cgmem("", self).value(), sibling);
 }
 
 }  // namespace
