@@ -34,6 +34,8 @@ void print_error(const std::string& message) {
   fmt::print(stderr, "cgmem: error: {}\n", message);
 }
 
+void print_line_to_stderr(const std::string& line) { fmt::print(stderr, "{}\n", line); }
+
 CLI::Validator size_validator(SizeRules rules) {
   return CLI::Validator(
       [rules](std::string& text) -> std::string {

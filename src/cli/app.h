@@ -20,6 +20,9 @@ int parse(CLI::App& app, std::span<char*> args);
 void print_error(const Error& error);
 void print_error(const std::string& message);
 
+// The sink (common/sink.h) commands give libraries: the line on stderr.
+void print_line_to_stderr(const std::string& line);
+
 // A CLI11 validator that accepts what parse_limit accepts with these rules.
 CLI::Validator size_validator(SizeRules rules = {.allow_max = true});
 

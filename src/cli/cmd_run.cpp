@@ -194,6 +194,7 @@ int run_run(std::span<char*> args) {
   setup.machine = machine;
   setup.host = cgroup::host_facts_json(facts);
   setup.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
+  if (!options.quiet) setup.progress = print_line_to_stderr;
 
   auto result = lab::run_experiment(setup);
   if (!result) return print_error(result.error()), kFailure;

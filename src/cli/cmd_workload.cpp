@@ -45,7 +45,7 @@ int run_workload(std::span<char*> args) {
   if (options.own_code && !lab::adopt_own_copy()) {
     std::vector<char*> words{const_cast<char*>("workload")};
     words.insert(words.end(), args.begin(), args.end());
-    auto exec = lab::exec_own_copy(words);  // returns only on failure
+    auto exec = lab::exec_own_copy(words, print_line_to_stderr);  // returns only on failure
     print_error(exec.error());
     return kFailure;
   }
@@ -53,7 +53,7 @@ int run_workload(std::span<char*> args) {
   if (!dir) return print_error(dir.error()), kFailure;
   auto counters = lab::OwnCounters::open(*dir, options.set_own_high.has_value());
   if (!counters) return print_error(counters.error()), kFailure;
-  auto code = lab::run_workload(options, *counters, STDOUT_FILENO);
+  auto code = lab::run_workload(options, *counters, STDOUT_FILENO, [](const std::string& message) { print_error(message); });
   if (!code) return print_error(code.error()), kFailure;
   return *code;
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "common/error.h"
+#include "common/fd.h"
 
 namespace cgmem::lab {
 
@@ -20,11 +21,8 @@ class LoadPipe {
   // Opens the pipe; out_fd and times_fd are the run directory's files (the
   // caller closes them).
   static Result<LoadPipe> open(int out_fd, int times_fd);
-  LoadPipe(LoadPipe&& other) noexcept;
-  LoadPipe& operator=(LoadPipe&&) = delete;
-  ~LoadPipe();
 
-  int write_end() const { return write_fd_; }
+  int write_end() const { return write_.get(); }
   // After the load started: the driver keeps only the read end, so EOF comes
   // when the load (and whatever it started) has closed its stdout.
   void close_write_end();
@@ -34,9 +32,10 @@ class LoadPipe {
   void drain(uint64_t now_ns, uint64_t since_ns);
 
  private:
-  LoadPipe(int read_fd, int write_fd, int out_fd, int times_fd)
-      : read_fd_(read_fd), write_fd_(write_fd), out_fd_(out_fd), times_fd_(times_fd) {}
-  int read_fd_ = -1, write_fd_ = -1, out_fd_ = -1, times_fd_ = -1;
+  LoadPipe(Fd read, Fd write, int out_fd, int times_fd)
+      : read_(std::move(read)), write_(std::move(write)), out_fd_(out_fd), times_fd_(times_fd) {}
+  Fd read_, write_;
+  int out_fd_ = -1, times_fd_ = -1;
   uint64_t bytes_ = 0;
   std::array<char, 65536> buffer_{};
 };

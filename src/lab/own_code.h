@@ -13,6 +13,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/sink.h"
 
 namespace cgmem::lab {
 
@@ -26,8 +27,9 @@ struct Residency {
 Result<Residency> residency(const std::string& path);
 
 // Copies, drops, checks and execs `cgmem ARGS` from the copy; returns only
-// on failure. `args` are the words after the program name.
-Result<void> exec_own_copy(std::span<char*> args);
+// on failure. `args` are the words after the program name; `note` gets the
+// line that says how much of the copy was cached before the exec.
+Result<void> exec_own_copy(std::span<char*> args, const LineSink& note);
 
 // In the exec'd copy: unlinks the copy (named by the environment variable)
 // and clears the variable. Returns true when this process is the copy.

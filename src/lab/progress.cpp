@@ -19,20 +19,20 @@ std::string progress_line(double elapsed_s, const TickSummary& tick, uint64_t op
                      tick.max);
 }
 
-Progress::Progress(bool quiet, const std::string& ops_path, uint64_t started_ns)
-    : quiet_(quiet), started_ns_(started_ns), next_ns_(started_ns + 1'000'000'000ULL) {
-  if (quiet_) return;
+Progress::Progress(LineSink sink, const std::string& ops_path, uint64_t started_ns)
+    : sink_(std::move(sink)), started_ns_(started_ns), next_ns_(started_ns + 1'000'000'000ULL) {
+  if (!sink_) return;
   fd_.reset(::open(ops_path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd_.valid()) tail_ = std::make_unique<OpsTail>(fd_.get());
 }
 
 void Progress::update(uint64_t now_ns, const TickSummary& tick) {
-  if (quiet_ || now_ns < next_ns_) return;
+  if (!sink_ || now_ns < next_ns_) return;
   next_ns_ += 1'000'000'000ULL;
   if (next_ns_ <= now_ns) next_ns_ = now_ns + 1'000'000'000ULL;
   OpsTail::Scan scan = tail_ ? tail_->scan() : OpsTail::Scan{};
   double elapsed = static_cast<double>(now_ns - started_ns_) / 1e9;
-  fmt::print(stderr, "{}\n", progress_line(elapsed, tick, scan.lines, scan.slowest_lat_ns));
+  sink_(progress_line(elapsed, tick, scan.lines, scan.slowest_lat_ns));
 }
 
 }  // namespace cgmem::lab

@@ -1,7 +1,7 @@
-// The driver's once-a-second line on stderr, like the study's systemd demo:
+// The driver's once-a-second line, like the study's systemd demo:
 //   cgmem run:  12.0s  current 30.1MiB  slowest op 2047.9ms  high 1234  max 0
 // "slowest op" is the longest lat_ns among the ops logged in that second
-// ("-" when none was). --quiet turns it off.
+// ("-" when none was). It goes to a sink (cmd_run: stderr); --quiet gives none.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/fd.h"
+#include "common/sink.h"
 #include "lab/ops_tail.h"
 #include "lab/sampler.h"
 
@@ -20,12 +21,13 @@ std::string progress_line(double elapsed_s, const TickSummary& tick, uint64_t op
 
 class Progress {
  public:
-  Progress(bool quiet, const std::string& ops_path, uint64_t started_ns);
-  // Called every tick; prints when a second has passed since the last line.
+  // An empty sink: no lines, and ops.jsonl is not read.
+  Progress(LineSink sink, const std::string& ops_path, uint64_t started_ns);
+  // Called every tick; gives a line when a second has passed since the last one.
   void update(uint64_t now_ns, const TickSummary& tick);
 
  private:
-  bool quiet_;
+  LineSink sink_;
   Fd fd_;  // ops.jsonl
   std::unique_ptr<OpsTail> tail_;
   uint64_t started_ns_;

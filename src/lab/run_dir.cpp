@@ -57,10 +57,10 @@ Result<void> RunDir::write_json(const char* name, const nlohmann::json& value) c
   return write_text(name, value.dump(2) + "\n");
 }
 
-Result<int> RunDir::open_append(const char* name) const {
+Result<Fd> RunDir::open_append(const char* name) const {
   std::string path = file(name);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return sys_error("open for appending", path);
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (!fd.valid()) return sys_error("open for appending", path);
   return fd;
 }
 

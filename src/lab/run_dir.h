@@ -8,6 +8,7 @@
 
 #include "common/clock.h"  // iso_utc, for the records' stamps
 #include "common/error.h"
+#include "common/fd.h"
 
 namespace cgmem::lab {
 
@@ -36,8 +37,8 @@ class RunDir {
   Result<void> write_json(const char* name, const nlohmann::json& value) const;
   // Writes text to NAME atomically.
   Result<void> write_text(const char* name, const std::string& text) const;
-  // Opens NAME for appending (created if missing); the caller closes the fd.
-  Result<int> open_append(const char* name) const;
+  // Opens NAME for appending (created if missing).
+  Result<Fd> open_append(const char* name) const;
 
  private:
   explicit RunDir(std::string path) : path_(std::move(path)) {}

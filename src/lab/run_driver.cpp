@@ -140,8 +140,8 @@ class Experiment {
   std::optional<RunDir> dir_;
   std::optional<Cgroup> parent_, cg_, neighbour_cg_, load_cg_;
   nlohmann::json limits_ = nlohmann::json::object();
-  int ops_fd_ = -1, stderr_fd_ = -1, samples_fd_ = -1;  // ops_fd_: command.stdout for --command
-  int load_out_fd_ = -1, load_err_fd_ = -1, load_times_fd_ = -1;
+  Fd ops_fd_, stderr_fd_, samples_fd_;  // ops_fd_: command.stdout for --command
+  Fd load_out_fd_, load_err_fd_, load_times_fd_;
   std::optional<LoadPipe> load_pipe_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<KernelLog> kmsg_;
@@ -157,9 +157,7 @@ class Experiment {
 };
 
 Experiment::~Experiment() {
-  load_pipe_.reset();
-  for (int fd : {ops_fd_, stderr_fd_, samples_fd_, load_out_fd_, load_err_fd_, load_times_fd_})
-    if (fd >= 0) ::close(fd);
+  load_pipe_.reset();  // before the files it writes to close
 }
 
 Result<void> Experiment::open_parent() {
@@ -308,14 +306,14 @@ Result<void> Experiment::prepare() {
     load_cg_.emplace(std::move(*load));
     auto out = dir_->open_append(kLoadStdoutFile);
     if (!out) return std::unexpected(out.error());
-    load_out_fd_ = *out;
+    load_out_fd_ = std::move(*out);
     auto err = dir_->open_append(kLoadStderrFile);
     if (!err) return std::unexpected(err.error());
-    load_err_fd_ = *err;
+    load_err_fd_ = std::move(*err);
     auto times = dir_->open_append(kLoadTimesFile);
     if (!times) return std::unexpected(times.error());
-    load_times_fd_ = *times;
-    auto pipe = LoadPipe::open(load_out_fd_, load_times_fd_);
+    load_times_fd_ = std::move(*times);
+    auto pipe = LoadPipe::open(load_out_fd_.get(), load_times_fd_.get());
     if (!pipe) return std::unexpected(pipe.error());
     load_pipe_.emplace(std::move(*pipe));
   }
@@ -325,7 +323,7 @@ Result<void> Experiment::prepare() {
   auto samples = dir_->open_append(kSamplesFile);
   if (!ops || !err || !samples)
     return std::unexpected(!ops ? ops.error() : !err ? err.error() : samples.error());
-  ops_fd_ = *ops, stderr_fd_ = *err, samples_fd_ = *samples;
+  ops_fd_ = std::move(*ops), stderr_fd_ = std::move(*err), samples_fd_ = std::move(*samples);
   auto sampler = Sampler::open(cg_->path());
   if (!sampler) return std::unexpected(sampler.error());
   sampler_ = std::move(*sampler);
@@ -342,7 +340,7 @@ Result<void> Experiment::start() {
   auto before = cg_->memory_events();
   facts_.oom_kill_before = before && before->oom_kill ? *before->oom_kill : 0;
   cgroup::SpawnOptions spawn{.argv = {s_.self_exe, "workload"},
-                             .stdout_fd = ops_fd_, .stderr_fd = stderr_fd_};
+                             .stdout_fd = ops_fd_.get(), .stderr_fd = stderr_fd_.get()};
   spawn.argv.insert(spawn.argv.end(), o_.workload_args.begin(), o_.workload_args.end());
   if (command_run()) spawn.argv = o_.command;
   if (auto pinned = pin_self(cpu_); !pinned) return pinned;  // the workload inherits it
@@ -386,7 +384,7 @@ bool Experiment::load_due(uint64_t now) const {
 void Experiment::start_load(uint64_t now) {
   load_facts_.started = true;
   load_facts_.started_ns = now;
-  cgroup::SpawnOptions spawn{.argv = o_.load, .stdout_fd = load_pipe_->write_end(), .stderr_fd = load_err_fd_};
+  cgroup::SpawnOptions spawn{.argv = o_.load, .stdout_fd = load_pipe_->write_end(), .stderr_fd = load_err_fd_.get()};
   auto pid = load_cg_->spawn(spawn);
   load_pipe_->close_write_end();
   if (!pid) {
@@ -429,7 +427,7 @@ nlohmann::json Experiment::load_json() const {
 
 // One tick: a line in samples.jsonl, and the progress line when due.
 void Experiment::sample(uint64_t now, Progress& progress) {
-  auto tick = sampler_->tick(now, samples_fd_);
+  auto tick = sampler_->tick(now, samples_fd_.get());
   if (!tick) {
     facts_.errors.push_back(tick.error().message());
     return;
@@ -439,7 +437,7 @@ void Experiment::sample(uint64_t now, Progress& progress) {
 }
 
 void Experiment::loop() {
-  Progress progress(o_.quiet, dir_->file(kOpsFile), facts_.started_ns);
+  Progress progress(s_.progress, dir_->file(kOpsFile), facts_.started_ns);
   uint64_t cap_at = facts_.started_ns + o_.cap_ns;
   uint64_t next = facts_.started_ns;
   for (;;) {
@@ -535,10 +533,9 @@ RunResult Experiment::run() {
   auto oom_kill = events.find("oom_kill");
   if (oom_kill != events.end()) facts_.oom_kill_after = oom_kill->get<uint64_t>();
   finish();
-  int ops_read_fd = ::open(dir_->file(kOpsFile).c_str(), O_RDONLY | O_CLOEXEC);
-  OpsTail ops(ops_read_fd);
+  Fd ops_read_fd(::open(dir_->file(kOpsFile).c_str(), O_RDONLY | O_CLOEXEC));
+  OpsTail ops(ops_read_fd.get());
   ops.scan();
-  if (ops_read_fd >= 0) ::close(ops_read_fd);
   bool had_load = load_cg_.has_value();  // remove_cgroups() resets it
   remove_cgroups();
   result.outcome = classify(facts_);

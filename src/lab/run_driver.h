@@ -23,6 +23,7 @@
 #include "lab/outcome.h"
 #include "lab/run_options.h"
 #include "lab/workload_options.h"
+#include "common/sink.h"
 
 namespace cgmem::lab {
 
@@ -36,6 +37,7 @@ struct DriverSetup {
   Machine machine;
   nlohmann::json host;       // meta.json "host"
   nlohmann::json code;       // meta.json "code"
+  LineSink progress;         // the once-a-second line (lab/progress.h); empty: none
 };
 
 struct RunResult {

@@ -274,7 +274,7 @@ Result<uint64_t> run_share(const WorkloadOptions& options, const Share& share,
   return runner.run();
 }
 
-Result<int> run_workload(const WorkloadOptions& o, OwnCounters& counters, int out_fd) {
+Result<int> run_workload(const WorkloadOptions& o, OwnCounters& counters, int out_fd, const LineSink& errors) {
   PreparedFile file;
   if (o.file) {
     auto prepared = prepare_file(o);
@@ -296,7 +296,7 @@ Result<int> run_workload(const WorkloadOptions& o, OwnCounters& counters, int ou
       if (pid < 0) return sys_error("fork a workload process");
       if (pid == 0) {
         auto ops = run_share(o, share_of(i), counters, out_fd);
-        if (!ops) fmt::print(stderr, "cgmem: error: {}\n", ops.error().message());
+        if (!ops && errors) errors(ops.error().message());
         ::_exit(ops ? 0 : 1);
       }
       children.push_back(pid);

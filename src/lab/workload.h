@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "common/error.h"
+#include "common/sink.h"
 #include "lab/own_counters.h"
 #include "lab/workload_options.h"
 
@@ -35,7 +36,10 @@ Result<uint64_t> run_share(const WorkloadOptions& options, const Share& share,
                            OwnCounters& counters, int out_fd);
 
 // The whole workload: prepares --file, forks --procs processes (or runs in
-// this one), waits for them. Returns the process exit code.
-Result<int> run_workload(const WorkloadOptions& options, OwnCounters& counters, int out_fd);
+// this one), waits for them. Returns the process exit code. A forked
+// process's error goes to `errors` as its message (one process's failure
+// does not end the others).
+Result<int> run_workload(const WorkloadOptions& options, OwnCounters& counters, int out_fd,
+                         const LineSink& errors);
 
 }  // namespace cgmem::lab

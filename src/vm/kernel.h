@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/sink.h"
 
 namespace cgmem::vm {
 
@@ -36,8 +37,8 @@ int read_config_hz(const std::string& config_path);
 // $XDG_CACHE_HOME/cgmem, else $HOME/.cache/cgmem.
 Result<std::string> cache_dir();
 
-// Progress lines ("fetching kernel ...") go through this.
-using Progress = std::function<void(const std::string&)>;
+// Progress lines ("fetching kernel ...") go to a sink the command gives.
+using Progress = LineSink;
 
 // The pinned Debian kernel from the cache, fetching it on first use (or the
 // newest 6.12 cloud image when the pinned one is gone from the archive).

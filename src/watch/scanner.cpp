@@ -24,8 +24,8 @@ struct Scanner::Entry {
   std::string rel;   // "/" for the root, else "/a/b"
   uint64_t id = 0;
   int depth = 0;
-  int dir_fd = -1;
-  std::array<int, kFileCount> fds;  // -1: not open (read by openat each scan)
+  Fd dir_fd;
+  std::array<Fd, kFileCount> fds;  // not valid: not open (read by openat each scan)
   bool preopened = false;
   bool files_tried = false;  // open_files ran
   bool matched = false;   // the path matches options.match
@@ -44,12 +44,6 @@ struct Scanner::Entry {
   // cgroup created and OOM-killed between two scans is oom_killed).
   bool born = false;
 
-  Entry() { fds.fill(-1); }
-  ~Entry() {
-    for (int fd : fds)
-      if (fd >= 0) ::close(fd);
-    if (dir_fd >= 0) ::close(dir_fd);
-  }
 };
 
 struct Scanner::Index {
@@ -83,10 +77,9 @@ size_t raise_fd_limit(size_t wanted) {
 // The id a snapshot saved for the directory (Identity::saved).
 std::optional<uint64_t> saved_id(int dir_fd) {
   std::array<char, 32> buffer;
-  int fd = ::openat(dir_fd, "cgmem.inode", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  ssize_t n = ::pread(fd, buffer.data(), buffer.size(), 0);
-  ::close(fd);
+  Fd fd(::openat(dir_fd, "cgmem.inode", O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  ssize_t n = ::pread(fd.get(), buffer.data(), buffer.size(), 0);
   if (n <= 0) return std::nullopt;
   return cgroup::to_u64(cgroup::trim_end(std::string_view(buffer.data(), size_t(n))));
 }
@@ -108,28 +101,25 @@ Scanner::Scanner(ScanOptions options)
       events_(16384),
       index_(std::make_unique<Index>()) {}
 
-Scanner::~Scanner() {
-  entries_.clear();
-  if (inotify_fd_ >= 0) ::close(inotify_fd_);
-}
+Scanner::~Scanner() = default;
 
 Result<std::unique_ptr<Scanner>> Scanner::open(ScanOptions options) {
   std::unique_ptr<Scanner> s(new Scanner(std::move(options)));
   const std::string& root = s->options_.root;
   auto e = std::make_unique<Entry>();
-  e->dir_fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (e->dir_fd < 0)
+  e->dir_fd.reset(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!e->dir_fd.valid())
     return sys_error("open the cgroup tree to watch", root,
                      "give --root a cgroup2 directory you can read; `cgmem host` shows the mount");
   struct stat st{};
-  if (::fstat(e->dir_fd, &st) != 0) return sys_error("stat the cgroup tree to watch", root);
+  if (::fstat(e->dir_fd.get(), &st) != 0) return sys_error("stat the cgroup tree to watch", root);
   e->id = st.st_ino;
-  if (s->options_.identity == Identity::saved) e->id = saved_id(e->dir_fd).value_or(e->id);
+  if (s->options_.identity == Identity::saved) e->id = saved_id(e->dir_fd.get()).value_or(e->id);
   e->path = root;
   e->rel.assign(1, '/');  // (not = "/": g++ 12 -O3 warns -Wrestrict on it)
   if (s->options_.events) {
-    s->inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (s->inotify_fd_ < 0) return sys_error("start inotify for memory.events", root);
+    s->inotify_fd_.reset(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+    if (!s->inotify_fd_.valid()) return sys_error("start inotify for memory.events", root);
     s->watch_dir(*e);
   }
   s->fd_budget_ = raise_fd_limit(1 << 20);
@@ -140,7 +130,7 @@ Result<std::unique_ptr<Scanner>> Scanner::open(ScanOptions options) {
   return s;
 }
 
-int Scanner::event_fd() const { return inotify_fd_; }
+int Scanner::event_fd() const { return inotify_fd_.get(); }
 
 // Runs after a walk has opened every directory, so directories come first
 // and files take what the descriptor budget leaves.
@@ -153,23 +143,21 @@ void Scanner::open_files(Entry& e) {
     return;
   }
   // No memory.current: the memory controller is off here (or the root); tried again next scan.
-  int current = ::openat(e.dir_fd, kFileNames[0], O_RDONLY | O_CLOEXEC);
-  e.reported = current >= 0;
+  Fd current(::openat(e.dir_fd.get(), kFileNames[0], O_RDONLY | O_CLOEXEC));
+  e.reported = current.valid();
   if (!e.reported) return;
   ++rows_held_;
   e.preopened = fds_open_ + kFileCount + kDirHeadroom <= fd_budget_;
-  if (!e.preopened) {
-    ::close(current);
-  } else {
-    e.fds[0] = current;
+  if (e.preopened) {
+    e.fds[0] = std::move(current);
     for (size_t i = 0; i < kFileCount; ++i) {
-      if (i > 0) e.fds[i] = ::openat(e.dir_fd, kFileNames[i], O_RDONLY | O_CLOEXEC);
-      if (e.fds[i] >= 0) ++fds_open_;
+      if (i > 0) e.fds[i].reset(::openat(e.dir_fd.get(), kFileNames[i], O_RDONLY | O_CLOEXEC));
+      if (e.fds[i].valid()) ++fds_open_;
     }
   }
-  if (e.reported && inotify_fd_ >= 0 && e.wd < 0) {
+  if (e.reported && inotify_fd_.valid() && e.wd < 0) {
     std::string events = e.path + "/" + kFileNames[size_t(File::events)];
-    e.wd = ::inotify_add_watch(inotify_fd_, events.c_str(), IN_MODIFY);
+    e.wd = ::inotify_add_watch(inotify_fd_.get(), events.c_str(), IN_MODIFY);
     if (e.wd >= 0) index_->by_wd[e.wd] = &e;
     else ++stats_.watch_failures;
   }
@@ -177,8 +165,8 @@ void Scanner::open_files(Entry& e) {
 
 // Watches a directory for new subdirectories, within --depth.
 void Scanner::watch_dir(Entry& e) {
-  if (inotify_fd_ < 0 || (options_.max_depth >= 0 && e.depth >= options_.max_depth)) return;
-  e.dir_wd = ::inotify_add_watch(inotify_fd_, e.path.c_str(), IN_CREATE | IN_ONLYDIR);
+  if (!inotify_fd_.valid() || (options_.max_depth >= 0 && e.depth >= options_.max_depth)) return;
+  e.dir_wd = ::inotify_add_watch(inotify_fd_.get(), e.path.c_str(), IN_CREATE | IN_ONLYDIR);
   if (e.dir_wd >= 0) index_->by_dir_wd[e.dir_wd] = &e;
   else ++stats_.watch_failures;
 }
@@ -186,19 +174,19 @@ void Scanner::watch_dir(Entry& e) {
 // id 0: not known yet (a directory reported by inotify): read with fstat.
 Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id) {
   auto e = std::make_unique<Entry>();
-  e->dir_fd = ::openat(p.dir_fd, std::string(name).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (e->dir_fd < 0) {  // removed since getdents, unreadable, or out of descriptors
+  e->dir_fd.reset(::openat(p.dir_fd.get(), std::string(name).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!e->dir_fd.valid()) {  // removed since getdents, unreadable, or out of descriptors
     if (errno == EMFILE || errno == ENFILE) ++stats_.skipped;
     return nullptr;
   }
   if (id == 0) {
     struct stat st{};
-    if (::fstat(e->dir_fd, &st) != 0 || index_->by_id.contains(st.st_ino)) return nullptr;
+    if (::fstat(e->dir_fd.get(), &st) != 0 || index_->by_id.contains(st.st_ino)) return nullptr;
     id = st.st_ino;
   }
   if (options_.identity == Identity::saved) {
     // A directory the snapshot holds only as a parent keeps the copy's inode.
-    id = saved_id(e->dir_fd).value_or(id);
+    id = saved_id(e->dir_fd.get()).value_or(id);
     if (auto found = index_->by_id.find(id); found != index_->by_id.end()) {
       found->second->seen = generation_;
       found->second->parent = &p;  // the copy's parent directory is a new entry
@@ -227,7 +215,7 @@ Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id)
 // getdents over its ~50 control files. (Filesystems that report 1 for
 // directories, btrfs, are always listed.)
 void Scanner::walk_children(size_t index) {
-  int fd = entries_[index]->dir_fd;
+  int fd = entries_[index]->dir_fd.get();
   struct stat st{};
   if (::fstat(fd, &st) == 0 && st.st_nlink == 2) return;
   if (::lseek(fd, 0, SEEK_SET) != 0) return;
@@ -273,13 +261,13 @@ void Scanner::drop_removed() {
     index_->by_id.erase(e->id);
     if (e->wd >= 0) {
       index_->by_wd.erase(e->wd);
-      ::inotify_rm_watch(inotify_fd_, e->wd);
+      ::inotify_rm_watch(inotify_fd_.get(), e->wd);
     }
     if (e->dir_wd >= 0) {
       index_->by_dir_wd.erase(e->dir_wd);
-      ::inotify_rm_watch(inotify_fd_, e->dir_wd);
+      ::inotify_rm_watch(inotify_fd_.get(), e->dir_wd);
     }
-    fds_open_ -= 1 + size_t(std::count_if(e->fds.begin(), e->fds.end(), [](int fd) { return fd >= 0; }));
+    fds_open_ -= 1 + size_t(std::count_if(e->fds.begin(), e->fds.end(), [](const Fd& fd) { return fd.valid(); }));
   }
   std::erase_if(entries_, [](const std::unique_ptr<Entry>& e) { return e->removed; });
 }
@@ -291,17 +279,16 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
   s.t_ns = now_ns;
   bool vanished = false;
   for (size_t i = 0; i < kFileCount && !vanished; ++i) {
-    int fd = e.fds[i];
-    bool opened_here = false;
+    Fd opened_here;  // when the files are not kept open
     if (!e.preopened) {
-      fd = ::openat(e.dir_fd, kFileNames[i], O_RDONLY | O_CLOEXEC);
-      opened_here = fd >= 0;
-      if (fd < 0 && i == 0 && vanished_errno(errno)) vanished = true;
+      opened_here.reset(::openat(e.dir_fd.get(), kFileNames[i], O_RDONLY | O_CLOEXEC));
+      if (!opened_here.valid() && i == 0 && vanished_errno(errno)) vanished = true;
     }
+    int fd = e.preopened ? e.fds[i].get() : opened_here.get();
     if (fd < 0) continue;
     ssize_t n = ::pread(fd, text_.data(), text_.size(), 0);
     int err = errno;
-    if (opened_here) ::close(fd);
+    opened_here.reset();
     if (n < 0) {
       vanished = vanished_errno(err);
       continue;
@@ -325,7 +312,7 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
   row.path = e.rel, row.id = e.id, row.sample = s, row.from_event = from_event;
   if (e.has_prev) row.rates = rates_between(e.prev, s);
   if (options_.read_tasks && e.has_prev && under_pressure(row.rates))
-    row.tasks = read_tasks(e.dir_fd, options_.proc_root, text_);
+    row.tasks = read_tasks(e.dir_fd.get(), options_.proc_root, text_);
   Verdict v = classify(s, row.rates,
                        {.first = !e.has_prev, .inner = e.inner, .tasks_over_high = row.tasks.over_high},
                        options_.thresholds);
@@ -342,7 +329,7 @@ Result<std::span<const Row>> Scanner::scan(uint64_t now_ns) {
   ++generation_;
   ++stats_.scans;
   struct stat st{};
-  if (::fstat(entries_[0]->dir_fd, &st) != 0 || st.st_nlink == 0)
+  if (::fstat(entries_[0]->dir_fd.get(), &st) != 0 || st.st_nlink == 0)
     return sys_error("read the cgroup tree to watch", options_.root, "it was removed");
   walk();
   stats_.cgroups = stats_.reported = stats_.preopened = stats_.dropped = 0;
@@ -375,10 +362,10 @@ Result<std::span<const Row>> Scanner::scan(uint64_t now_ns) {
 
 std::span<const Row> Scanner::scan_events(uint64_t now_ns) {
   rows_.clear();
-  if (inotify_fd_ < 0) return {};
+  if (!inotify_fd_.valid()) return {};
   ++generation_;
   for (;;) {
-    ssize_t n = ::read(inotify_fd_, events_.data(), events_.size());
+    ssize_t n = ::read(inotify_fd_.get(), events_.data(), events_.size());
     if (n <= 0) break;
     for (ssize_t at = 0; at < n;) {
       auto* ev = reinterpret_cast<const inotify_event*>(events_.data() + at);
@@ -407,21 +394,18 @@ std::span<const Row> Scanner::scan_events(uint64_t now_ns) {
 }
 
 Result<void> Scanner::rebase(const std::string& new_root, const std::string& new_proc_root) {
-  int root_fd = ::open(new_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (root_fd < 0) return sys_error("open the copy of the cgroup tree", new_root);
+  Fd root_fd(::open(new_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!root_fd.valid()) return sys_error("open the copy of the cgroup tree", new_root);
   fds_open_ = 0;
   for (auto& e : entries_) {
-    for (int& fd : e->fds)
-      if (fd >= 0) ::close(fd), fd = -1;
-    if (e->dir_fd >= 0) ::close(e->dir_fd);
-    e->dir_fd = e->rel == "/" ? ::dup(root_fd)
-                              : ::openat(root_fd, e->rel.c_str() + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (Fd& fd : e->fds) fd.reset();
+    e->dir_fd.reset(e->rel == "/" ? ::dup(root_fd.get())
+                                  : ::openat(root_fd.get(), e->rel.c_str() + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     e->path = e->rel == "/" ? new_root : new_root + e->rel;
     e->preopened = e->reported = e->files_tried = false;
-    if (e->dir_fd < 0) continue;  // not in the copy: the next walk says gone
+    if (!e->dir_fd.valid()) continue;  // not in the copy: the next walk says gone
     ++fds_open_;
   }
-  ::close(root_fd);
   options_.root = new_root;
   options_.proc_root = new_proc_root;
   return {};

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/fd.h"
 #include "model/penalty.h"
 #include "watch/classify.h"
 #include "watch/forecast.h"
@@ -154,7 +155,7 @@ class Scanner {
   size_t fd_budget_ = 0;        // file descriptors the scanner may keep open
   size_t fds_open_ = 0;
   size_t rows_held_ = 0;        // entries with reported set (for max_rows)
-  int inotify_fd_ = -1;
+  Fd inotify_fd_;
   ScanStats stats_;
   struct Index;                 // id -> entry, wd -> entry
   std::unique_ptr<Index> index_;

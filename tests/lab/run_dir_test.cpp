@@ -27,9 +27,9 @@ TEST(RunDir, CreatesWritesAtomicallyAndAppends) {
   EXPECT_EQ(entries, 1u);
   auto fd = dir->open_append(kOpsFile);
   ASSERT_TRUE(fd);
-  ASSERT_TRUE(write_all(*fd, "{\"op\":0,\"lat_ns\":5}\n"));
-  ASSERT_TRUE(write_all(*fd, "{\"op\":1,\"lat_ns\":9}\n"));
-  ::close(*fd);
+  ASSERT_TRUE(write_all(fd->get(), "{\"op\":0,\"lat_ns\":5}\n"));
+  ASSERT_TRUE(write_all(fd->get(), "{\"op\":1,\"lat_ns\":9}\n"));
+  fd->reset();
   EXPECT_EQ(slurp(dir->file(kOpsFile)), "{\"op\":0,\"lat_ns\":5}\n{\"op\":1,\"lat_ns\":9}\n");
 }
 

@@ -30,7 +30,7 @@ std::vector<nlohmann::json> run_in(ThrottledTree& tree, const WorkloadOptions& o
   EXPECT_TRUE(counters) << counters.error().message();
   std::string out = tree.tmp.path() + "/ops.jsonl";
   int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  auto code = run_workload(o, *counters, fd);
+  auto code = run_workload(o, *counters, fd, [](const std::string& error) { ADD_FAILURE() << error; });
   ::close(fd);
   EXPECT_TRUE(code) << code.error().message();
   EXPECT_EQ(code.value_or(-1), 0);
@@ -104,7 +104,7 @@ Result<int> run_file(ThrottledTree& tree, const std::string& file, uint64_t file
   EXPECT_TRUE(counters);
   int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   auto code = run_workload(WorkloadOptions{.target_bytes = 1 * kMiB, .file = file, .file_size = file_size},
-                           *counters, fd);
+                           *counters, fd, [](const std::string& error) { ADD_FAILURE() << error; });
   ::close(fd);
   return code;
 }
