@@ -37,6 +37,8 @@ std::string_view to_string(Phase phase);
 Phase parse_phase(std::string_view text);  // `other` for an unknown name
 
 // outcome.json's "status" (each one explained in docs/run-format.md).
+// load_done: a --command run whose load generator finished, after which the
+// driver stopped the program (a server does not end on its own).
 enum class Status : uint8_t { oom_killed, exited, cap, interrupted, failed, load_done };
 
 std::string_view to_string(Status status);
