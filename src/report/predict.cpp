@@ -38,7 +38,7 @@ uint64_t sleep_jiffies(uint64_t bytes, const Meta& m, const model::Kernel& k) {
 }
 
 uint64_t op_pages(const Op& op, const Meta& m) {
-  if (op.phase == Phase::kOwnHigh) return 1;
+  if (op.phase == run_format::Phase::own_high) return 1;
   return std::max<uint64_t>(1, m.chunk_bytes / m.page_size);
 }
 
@@ -199,7 +199,7 @@ std::optional<KillCheck> kill_check(const Run& run, const Meta& meta, const mode
   auto per_batch = model::grow(throttle(meta, k, 1), c.sleep_start_bytes, c.max_bytes);
   c.predicted_page_s = c.sleep_start_s + per_page.seconds;
   c.predicted_batch_s = c.sleep_start_s + per_batch.seconds;
-  if (run.outcome && run.outcome->status == "oom_killed") c.measured_s = run.outcome->time_to_kill_s;
+  if (run.outcome && run.outcome->is(run_format::Status::oom_killed)) c.measured_s = run.outcome->time_to_kill_s;
   c.duration_s = run.outcome ? run.outcome->duration_s : 0;
   return c;
 }
