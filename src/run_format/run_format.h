@@ -5,6 +5,8 @@
 // (and a schema bump, per docs/run-format.md).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -84,5 +86,26 @@ inline constexpr char kStimeTicks[] = "stime_ticks";
 inline constexpr char kCpu[] = "cpu";
 inline constexpr char kWchan[] = "wchan";
 }  // namespace sample_key
+
+// `"key":` as the bytes of a compact JSON line (no NUL at the end), built
+// when compiled, for scanners that find or match a key by its bytes.
+template <size_t N>
+constexpr std::array<char, N + 2> json_key(const char (&key)[N]) {
+  std::array<char, N + 2> out{};
+  out[0] = '"';
+  for (size_t i = 0; i + 1 < N; ++i) out[1 + i] = key[i];
+  out[N] = '"';
+  out[N + 1] = ':';
+  return out;
+}
+
+// The same after a separator (`{` or `,`), so one compare covers both.
+template <size_t N>
+constexpr std::array<char, N + 3> json_key_after(char separator, const char (&key)[N]) {
+  std::array<char, N + 3> out{separator};
+  auto bare = json_key(key);
+  for (size_t i = 0; i < bare.size(); ++i) out[1 + i] = bare[i];
+  return out;
+}
 
 }  // namespace cgmem::run_format

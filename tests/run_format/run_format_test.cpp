@@ -27,5 +27,12 @@ TEST(RunFormat, AnUnknownStatusIsNotParsed) {
   EXPECT_EQ(parse_status(""), std::nullopt);
 }
 
+TEST(RunFormat, JsonKeysAreTheBytesOfACompactLine) {
+  constexpr auto bare = json_key(op_key::kLatNs);
+  EXPECT_EQ(std::string_view(bare.data(), bare.size()), "\"lat_ns\":");
+  constexpr auto after = json_key_after(',', op_key::kOp);
+  EXPECT_EQ(std::string_view(after.data(), after.size()), ",\"op\":");
+}
+
 }  // namespace
 }  // namespace cgmem::run_format
