@@ -107,6 +107,9 @@ template <size_t N>
 constexpr size_t len(const char (&)[N]) {
   return N - 1;
 }
+// Keys that share a case there must keep sharing a length.
+static_assert(len(op_key::kCpu) == len(op_key::kPid));
+static_assert(len(op_key::kHighAfter) == len(op_key::kHeldBytes) && len(op_key::kMaxBefore) == len(op_key::kHeldBytes));
 
 #define CGMEM_KEY(name) is(key, name, sizeof(name) - 1)
 
