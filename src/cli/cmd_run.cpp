@@ -18,6 +18,7 @@
 #include "lab/gc.h"
 #include "lab/run_dir.h"
 #include "lab/run_driver.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::cli {
 namespace {
@@ -102,7 +103,7 @@ std::string self_exe() {
 void print_result(const lab::RunResult& r) {
   const auto& j = r.outcome_json;
   fmt::print("{:<9}{}\n", "run dir", r.run_dir);
-  std::string status(lab::status_name(r.outcome.status));
+  std::string status(run_format::to_string(r.outcome.status));
   if (r.outcome.time_to_kill_s) status += fmt::format(" after {:.2f}s", *r.outcome.time_to_kill_s);
   else status += fmt::format(" ({:.2f}s)", r.outcome.duration_s);
   if (r.outcome.signal) status += fmt::format(", signal {}", *r.outcome.signal);

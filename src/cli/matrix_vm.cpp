@@ -13,6 +13,7 @@
 #include "common/exit_codes.h"
 #include "common/process.h"
 #include "lab/matrix/plan.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::cli {
 
@@ -113,8 +114,8 @@ std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpe
 
 int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec) {
   fs::path out = fs::absolute(f.out).lexically_normal();
-  bool resuming = f.resume && fs::exists(out / "batch.json");
-  if (!f.resume && fs::exists(out / "batch.json")) {
+  bool resuming = f.resume && fs::exists(out / run_format::kBatchFile);
+  if (!f.resume && fs::exists(out / run_format::kBatchFile)) {
     print_error(Error{.what = "matrix: this directory already holds a batch", .path = out.string(),
                       .hint = "pass --resume to finish it, or --out another directory"});
     return kFailure;
@@ -126,9 +127,9 @@ int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec) {
   }
   auto args = vm_arguments(f, spec, vm_out.string(), resuming ? out.string() : "", timeout_for(f, spec));
   int code = spawn_and_wait(args);
-  if (resuming && fs::exists(vm_out / "batch.json"))
+  if (resuming && fs::exists(vm_out / run_format::kBatchFile))
     if (auto merged = merge_back(vm_out, out); !merged) return print_error(merged.error()), kFailure;
-  if (fs::exists(out / "batch.json") && !f.json) {
+  if (fs::exists(out / run_format::kBatchFile) && !f.json) {
     fmt::print("batch {}\n", out.string());
     fmt::print("next: cgmem report {}\n", out.string());
   }

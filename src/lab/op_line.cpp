@@ -2,31 +2,23 @@
 
 namespace cgmem::lab {
 
-std::string_view phase_name(Phase phase) {
-  switch (phase) {
-    case Phase::grow: return "grow";
-    case Phase::churn: return "churn";
-    case Phase::own_high: return "own_high";
-  }
-  return "grow";
-}
-
 void format_op_line(const OpRecord& r, JsonLine& line) {
   line.clear();
+  namespace op_key = run_format::op_key;
   line.open()
-      .field("op", r.op)
-      .field_str("phase", phase_name(r.phase))
-      .field_i("pid", r.pid)
-      .field_i("cpu", r.cpu)
-      .field("t_ns", r.t_ns)
-      .field("lat_ns", r.lat_ns)
-      .field("held_bytes", r.held_bytes)
-      .field("current_before", r.before.current)
-      .field("current_after", r.after.current)
-      .field("high_before", r.before.high)
-      .field("high_after", r.after.high)
-      .field("max_before", r.before.max)
-      .field("max_after", r.after.max)
+      .field(op_key::kOp, r.op)
+      .field_str(op_key::kPhase, run_format::to_string(r.phase))
+      .field_i(op_key::kPid, r.pid)
+      .field_i(op_key::kCpu, r.cpu)
+      .field(op_key::kTNs, r.t_ns)
+      .field(op_key::kLatNs, r.lat_ns)
+      .field(op_key::kHeldBytes, r.held_bytes)
+      .field(op_key::kCurrentBefore, r.before.current)
+      .field(op_key::kCurrentAfter, r.after.current)
+      .field(op_key::kHighBefore, r.before.high)
+      .field(op_key::kHighAfter, r.after.high)
+      .field(op_key::kMaxBefore, r.before.max)
+      .field(op_key::kMaxAfter, r.after.max)
       .close()
       .newline();
 }

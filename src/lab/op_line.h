@@ -5,15 +5,11 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
 
 #include "lab/json_line.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::lab {
-
-enum class Phase { grow, churn, own_high };
-
-std::string_view phase_name(Phase phase);
 
 // memory.current and the memory.events high/max counters at one moment.
 struct Counters {
@@ -24,7 +20,7 @@ struct Counters {
 
 struct OpRecord {
   uint64_t op = 0;
-  Phase phase = Phase::grow;
+  run_format::Phase phase = run_format::Phase::grow;
   int pid = 0;
   int cpu = -1;
   uint64_t t_ns = 0;

@@ -4,10 +4,13 @@
 
 #include <charconv>
 
+#include "run_format/run_format.h"
+
 namespace cgmem::lab {
 
 uint64_t lat_ns_of(std::string_view line) {
-  constexpr std::string_view kKey = "\"lat_ns\":";
+  static constexpr auto kLatNs = run_format::json_key(run_format::op_key::kLatNs);
+  constexpr std::string_view kKey(kLatNs.data(), kLatNs.size());
   size_t at = line.find(kKey);
   if (at == std::string_view::npos) return 0;
   uint64_t value = 0;

@@ -7,18 +7,6 @@
 
 namespace cgmem::lab {
 
-std::string_view status_name(Status status) {
-  switch (status) {
-    case Status::oom_killed: return "oom_killed";
-    case Status::exited: return "exited";
-    case Status::cap: return "cap";
-    case Status::interrupted: return "interrupted";
-    case Status::failed: return "failed";
-    case Status::load_done: return "load_done";
-  }
-  return "failed";
-}
-
 namespace {
 
 // Fills exit_code/signal from a wait status.
@@ -74,7 +62,7 @@ nlohmann::json to_json(const Outcome& o) {
   auto opt = [](const auto& v) -> nlohmann::json {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  return {{"status", status_name(o.status)},
+  return {{"status", run_format::to_string(o.status)},
           {"exit_code", opt(o.exit_code)},
           {"signal", opt(o.signal)},
           {"duration_s", o.duration_s},

@@ -7,16 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include "run_format/run_format.h"
 
 namespace cgmem::lab {
 
-// load_done: a --command run whose load generator finished, after which the
-// driver stopped the program (a server does not end on its own).
-enum class Status { oom_killed, exited, cap, interrupted, failed, load_done };
-
-std::string_view status_name(Status status);
+using run_format::Status;  // outcome.json's "status", as the contract names it
 
 struct EndFacts {
   bool started = false;                // the workload process was started

@@ -1,6 +1,7 @@
 // Writing a run directory (docs/run-format.md): meta.json and outcome.json
 // whole or absent (written to NAME.tmp, fsynced, renamed), ops.jsonl and
-// samples.jsonl appended one whole line per write(2).
+// samples.jsonl appended one whole line per write(2). The file names are
+// the contract's (run_format/run_format.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,18 +12,6 @@
 #include "common/fd.h"
 
 namespace cgmem::lab {
-
-inline constexpr char kMetaFile[] = "meta.json";
-inline constexpr char kOpsFile[] = "ops.jsonl";
-inline constexpr char kSamplesFile[] = "samples.jsonl";
-inline constexpr char kOutcomeFile[] = "outcome.json";
-inline constexpr char kKernelLogFile[] = "kernel.log";
-inline constexpr char kWorkloadStderrFile[] = "workload.stderr";  // the workload's or --command's stderr
-// --command runs (docs/own-program.md): the program's stdout, the load generator's output.
-inline constexpr char kCommandStdoutFile[] = "command.stdout";
-inline constexpr char kLoadStdoutFile[] = "load.stdout";
-inline constexpr char kLoadStderrFile[] = "load.stderr";
-inline constexpr char kLoadTimesFile[] = "load.times.jsonl";  // when load.stdout's bytes came (load_pipe.h)
 
 class RunDir {
  public:

@@ -27,6 +27,7 @@
 #include "lab/ready.h"
 #include "lab/run_dir.h"
 #include "lab/sampler.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::lab {
 namespace {
@@ -263,7 +264,7 @@ Result<void> Experiment::set_io_limits() {
 
 Result<void> Experiment::write_meta() {
   nlohmann::json meta = {
-      {"schema", 1},
+      {"schema", run_format::kSchema},
       {"name", o_.name},
       {"started_at", iso_utc(std::time(nullptr))},
       {"started_mono_ns", facts_.started_ns},
@@ -282,7 +283,7 @@ Result<void> Experiment::write_meta() {
   meta["spec"]["sampler_shares_cpu"] = sampler_shares_cpu_.value_or(cpu_ == sampler_cpu_);
   meta["spec"]["sampler_shares_cpu_measured"] = sampler_shares_cpu_.has_value();
   meta["spec"]["kernel_log"] = kmsg_->is_open();
-  return dir_->write_json(kMetaFile, meta);
+  return dir_->write_json(run_format::kMetaFile, meta);
 }
 
 Result<void> Experiment::prepare() {
@@ -304,13 +305,13 @@ Result<void> Experiment::prepare() {
     auto load = create_marked(o_.name + "-load");
     if (!load) return std::unexpected(load.error());
     load_cg_.emplace(std::move(*load));
-    auto out = dir_->open_append(kLoadStdoutFile);
+    auto out = dir_->open_append(run_format::kLoadStdoutFile);
     if (!out) return std::unexpected(out.error());
     load_out_fd_ = std::move(*out);
-    auto err = dir_->open_append(kLoadStderrFile);
+    auto err = dir_->open_append(run_format::kLoadStderrFile);
     if (!err) return std::unexpected(err.error());
     load_err_fd_ = std::move(*err);
-    auto times = dir_->open_append(kLoadTimesFile);
+    auto times = dir_->open_append(run_format::kLoadTimesFile);
     if (!times) return std::unexpected(times.error());
     load_times_fd_ = std::move(*times);
     auto pipe = LoadPipe::open(load_out_fd_.get(), load_times_fd_.get());
@@ -318,9 +319,9 @@ Result<void> Experiment::prepare() {
     load_pipe_.emplace(std::move(*pipe));
   }
   if (auto ok = set_limits(); !ok) return ok;
-  auto ops = dir_->open_append(command_run() ? kCommandStdoutFile : kOpsFile);
-  auto err = dir_->open_append(kWorkloadStderrFile);
-  auto samples = dir_->open_append(kSamplesFile);
+  auto ops = dir_->open_append(command_run() ? run_format::kCommandStdoutFile : run_format::kOpsFile);
+  auto err = dir_->open_append(run_format::kWorkloadStderrFile);
+  auto samples = dir_->open_append(run_format::kSamplesFile);
   if (!ops || !err || !samples)
     return std::unexpected(!ops ? ops.error() : !err ? err.error() : samples.error());
   ops_fd_ = std::move(*ops), stderr_fd_ = std::move(*err), samples_fd_ = std::move(*samples);
@@ -437,7 +438,7 @@ void Experiment::sample(uint64_t now, Progress& progress) {
 }
 
 void Experiment::loop() {
-  Progress progress(s_.progress, dir_->file(kOpsFile), facts_.started_ns);
+  Progress progress(s_.progress, dir_->file(run_format::kOpsFile), facts_.started_ns);
   uint64_t cap_at = facts_.started_ns + o_.cap_ns;
   uint64_t next = facts_.started_ns;
   for (;;) {
@@ -507,7 +508,7 @@ void Experiment::finish() {
   if (!lines.empty()) {
     std::string text;
     for (const auto& line : lines) text += line + "\n";
-    if (auto ok = dir_->write_text(kKernelLogFile, text); !ok)
+    if (auto ok = dir_->write_text(run_format::kKernelLogFile, text); !ok)
       facts_.errors.push_back(ok.error().message());
   }
 }
@@ -515,8 +516,9 @@ void Experiment::finish() {
 void Experiment::abandon() {
   remove_cgroups();
   if (dir_) {
-    for (const char* name : {kOpsFile, kCommandStdoutFile, kLoadStdoutFile, kLoadStderrFile, kLoadTimesFile,
-                             kWorkloadStderrFile, kSamplesFile})
+    namespace rf = run_format;
+    for (const char* name : {rf::kOpsFile, rf::kCommandStdoutFile, rf::kLoadStdoutFile, rf::kLoadStderrFile,
+                             rf::kLoadTimesFile, rf::kWorkloadStderrFile, rf::kSamplesFile})
       ::unlink(dir_->file(name).c_str());
     ::rmdir(dir_->path().c_str());  // only when nothing else is there
   }
@@ -533,7 +535,7 @@ RunResult Experiment::run() {
   auto oom_kill = events.find("oom_kill");
   if (oom_kill != events.end()) facts_.oom_kill_after = oom_kill->get<uint64_t>();
   finish();
-  Fd ops_read_fd(::open(dir_->file(kOpsFile).c_str(), O_RDONLY | O_CLOEXEC));
+  Fd ops_read_fd(::open(dir_->file(run_format::kOpsFile).c_str(), O_RDONLY | O_CLOEXEC));
   OpsTail ops(ops_read_fd.get());
   ops.scan();
   bool had_load = load_cg_.has_value();  // remove_cgroups() resets it
@@ -545,7 +547,7 @@ RunResult Experiment::run() {
   result.outcome_json["ops"] = command_run() ? nlohmann::json(nullptr) : nlohmann::json(ops.total_lines());
   result.outcome_json["samples"] = samples_;
   if (had_load) result.outcome_json["load"] = load_json();
-  if (auto ok = dir_->write_json(kOutcomeFile, result.outcome_json); !ok)
+  if (auto ok = dir_->write_json(run_format::kOutcomeFile, result.outcome_json); !ok)
     result.outcome.errors.push_back(ok.error().message());
   return result;
 }

@@ -16,8 +16,11 @@
 #include "common/file.h"
 #include "proc/stat.h"
 #include "proc/wchan.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::lab {
+
+namespace sample_key = run_format::sample_key;
 namespace {
 
 namespace files = cgroup::files;
@@ -56,15 +59,15 @@ Result<std::unique_ptr<Sampler>> Sampler::open(const std::string& dir,
     Kind kind;
   };
   static constexpr Spec kSpecs[] = {
-      {files::kMemoryCurrent, "memory_current", Kind::counter},
-      {files::kMemoryPeak, "memory_peak", Kind::counter},
-      {files::kMemoryEvents, "memory_events", Kind::flat},
-      {files::kMemoryEventsLocal, "memory_events_local", Kind::flat},
-      {files::kMemoryPressure, "memory_pressure", Kind::pressure},
-      {files::kIoPressure, "io_pressure", Kind::pressure},
-      {files::kMemoryStat, "memory_stat", Kind::flat},
-      {files::kCpuStat, "cpu_stat", Kind::flat},
-      {files::kIoStat, "io_stat", Kind::nested},
+      {files::kMemoryCurrent, sample_key::kMemoryCurrent, Kind::counter},
+      {files::kMemoryPeak, sample_key::kMemoryPeak, Kind::counter},
+      {files::kMemoryEvents, sample_key::kMemoryEvents, Kind::flat},
+      {files::kMemoryEventsLocal, sample_key::kMemoryEventsLocal, Kind::flat},
+      {files::kMemoryPressure, sample_key::kMemoryPressure, Kind::pressure},
+      {files::kIoPressure, sample_key::kIoPressure, Kind::pressure},
+      {files::kMemoryStat, sample_key::kMemoryStat, Kind::flat},
+      {files::kCpuStat, sample_key::kCpuStat, Kind::flat},
+      {files::kIoStat, sample_key::kIoStat, Kind::nested},
   };
   static_assert(std::size(kSpecs) == kMaxFiles);
   s->files_.reserve(std::size(kSpecs));
@@ -176,24 +179,24 @@ void Sampler::update_procs(std::string_view pid_list) {
 
 void Sampler::emit_proc(const Proc& proc) {
   auto stat_text = pread_fd(proc.stat_fd.get(), read_buffer_);
-  line_.element().open().field_i("pid", proc.pid);
+  line_.element().open().field_i(sample_key::kPid, proc.pid);
   if (stat_text) {
     // Allocates only when the text is malformed (then the fields are left out).
     if (auto stat = proc::parse_proc_stat(*stat_text)) {
-      line_.field_str("state", std::string_view(&stat->state, 1))
-          .field("utime_ticks", stat->utime_ticks)
-          .field("stime_ticks", stat->stime_ticks)
-          .field_i("cpu", stat->processor);
+      line_.field_str(sample_key::kState, std::string_view(&stat->state, 1))
+          .field(sample_key::kUtimeTicks, stat->utime_ticks)
+          .field(sample_key::kStimeTicks, stat->stime_ticks)
+          .field_i(sample_key::kCpu, stat->processor);
     }
   }
   // wchan: "mem_cgroup_handle_over_high" while asleep there, "" when running.
   if (auto wchan = pread_fd(proc.wchan_fd.get(), read_buffer_))
-    line_.field_str("wchan", proc::parse_wchan(*wchan));
+    line_.field_str(sample_key::kWchan, proc::parse_wchan(*wchan));
   line_.close();
 }
 
 void Sampler::emit_procs() {
-  line_.key("procs").open_array();
+  line_.key(sample_key::kProcs).open_array();
   for (unsigned i = 0; i < nprocs_; ++i) emit_proc(procs_[i]);
   line_.close_array();
 }
@@ -201,7 +204,7 @@ void Sampler::emit_procs() {
 Result<TickSummary> Sampler::tick(uint64_t t_ns, int out_fd) {
   TickSummary summary;
   line_.clear();
-  line_.open().field("t_ns", t_ns);
+  line_.open().field(sample_key::kTNs, t_ns);
   // A file that could not be read is named with its errno, never dropped
   // from the line silently (docs/run-format.md, read_errors).
   std::array<std::pair<const char*, int>, kMaxFiles + 1> failed{};
@@ -215,7 +218,7 @@ Result<TickSummary> Sampler::tick(uint64_t t_ns, int out_fd) {
   summary.read_errors = static_cast<unsigned>(nfailed);
   emit_procs();
   if (nfailed != 0) {
-    line_.key("read_errors").open();
+    line_.key(sample_key::kReadErrors).open();
     for (size_t i = 0; i < nfailed; ++i) {
       const char* name = ::strerrorname_np(failed[i].second);
       line_.field_str(failed[i].first, name ? name : "E?");

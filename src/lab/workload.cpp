@@ -45,7 +45,7 @@ class Runner {
  private:
   // Reads the counters around `body`, times it and writes the op line.
   template <typename Body>
-  Result<void> measure(Phase phase, Body&& body);
+  Result<void> measure(run_format::Phase phase, Body&& body);
   Result<void> grow_anon();
   Result<void> churn_anon();
   Result<void> own_high();
@@ -66,7 +66,7 @@ class Runner {
 };
 
 template <typename Body>
-Result<void> Runner::measure(Phase phase, Body&& body) {
+Result<void> Runner::measure(run_format::Phase phase, Body&& body) {
   auto before = counters_.read();
   if (!before) return std::unexpected(before.error());
   uint64_t start = now_ns();
@@ -96,7 +96,7 @@ void Runner::copy_random_held() {
 
 Result<void> Runner::grow_anon() {
   while (held_ < share_.target_bytes) {
-    auto done = measure(Phase::grow, [&]() -> Result<void> {
+    auto done = measure(run_format::Phase::grow, [&]() -> Result<void> {
       auto chunk = map_chunk(o_.chunk_bytes, o_.populate);
       if (!chunk) return std::unexpected(chunk.error());
       copy_random_held();  // from the chunks held before this one
@@ -111,7 +111,7 @@ Result<void> Runner::grow_anon() {
 
 Result<void> Runner::churn_anon() {
   for (uint64_t i = 0; i < o_.churn; ++i) {
-    auto done = measure(Phase::churn, [&]() -> Result<void> {
+    auto done = measure(run_format::Phase::churn, [&]() -> Result<void> {
       uint32_t victim = rng_.below(static_cast<uint32_t>(chunks_.size()));
       ::munmap(chunks_[victim], o_.chunk_bytes);
       auto chunk = map_chunk(o_.chunk_bytes, o_.populate);
@@ -130,7 +130,7 @@ Result<void> Runner::own_high() {
   if (auto set = counters_.set_high(*o_.set_own_high); !set) return set;
   auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   for (uint64_t i = 0; i < o_.churn; ++i) {
-    auto done = measure(Phase::own_high, [&]() -> Result<void> {
+    auto done = measure(run_format::Phase::own_high, [&]() -> Result<void> {
       auto p = map_chunk(page, false);
       if (!p) return std::unexpected(p.error());
       held_ += page;
@@ -149,7 +149,7 @@ Result<void> Runner::file_ops(int fd) {
     return {};
   };
   for (uint64_t offset = 0; offset < share_.target_bytes; offset += o_.chunk_bytes) {
-    auto done = measure(Phase::grow, [&]() -> Result<void> {
+    auto done = measure(run_format::Phase::grow, [&]() -> Result<void> {
       held_ += o_.chunk_bytes;
       return read_chunk(share_.file_offset + offset);
     });
@@ -157,7 +157,7 @@ Result<void> Runner::file_ops(int fd) {
   }
   auto chunks_in_file = static_cast<uint32_t>(o_.file_size / o_.chunk_bytes);
   for (uint64_t i = 0; i < o_.churn; ++i) {
-    auto done = measure(Phase::churn, [&]() -> Result<void> {
+    auto done = measure(run_format::Phase::churn, [&]() -> Result<void> {
       return read_chunk(uint64_t{rng_.below(chunks_in_file)} * o_.chunk_bytes);
     });
     if (!done) return done;

@@ -29,10 +29,13 @@
 
 namespace cgmem::model {
 
+// MEMCG_CHARGE_BATCH: the pages a charge takes at once into the per-CPU stock.
+inline constexpr uint32_t kChargeBatch = 64;
+
 // Constants of one kernel build.
 struct Kernel {
-  uint32_t hz = 1000;         // CONFIG_HZ: 100, 250, 300 or 1000 on x86
-  uint32_t batch = 64;        // MEMCG_CHARGE_BATCH, pages
+  uint32_t hz = 1000;            // CONFIG_HZ: 100, 250, 300 or 1000 on x86
+  uint32_t batch = kChargeBatch;  // pages
   uint64_t page_size = 4096;  // bytes
 };
 
@@ -67,7 +70,7 @@ uint64_t high_delay(uint64_t overage, uint32_t nr_pages, const Kernel& k);
 struct PenaltyInput {
   std::span<const Level> memory;  // the cgroup first, then its ancestors
   std::span<const Level> swap;    // may be empty (no swap.high anywhere)
-  uint32_t nr_pages = 64;         // pages charged since the last return
+  uint32_t nr_pages = kChargeBatch;  // pages charged since the last return
   uint32_t shift = 0;             // memory.high.throttle, 0..32
 };
 
@@ -88,7 +91,7 @@ Penalty penalty(const PenaltyInput& in, const Kernel& k);
 
 // The common case: one cgroup, no ancestors over high, no swap.
 Penalty penalty(uint64_t usage_pages, uint64_t high_pages, const Kernel& k,
-                uint32_t nr_pages = 64, uint32_t shift = 0);
+                uint32_t nr_pages = kChargeBatch, uint32_t shift = 0);
 
 // mem_cgroup_handle_over_high calls reclaim_high once, then retries
 // MAX_RECLAIM_RETRIES (16) times while reclaim frees nothing, before it

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "model/penalty.h"
 #include "report/predict.h"
 #include "report/stats.h"
 
@@ -61,10 +62,12 @@ OpSeries bin_ops(std::span<const Run* const> runs, uint64_t chunk) {
       auto bin = static_cast<uint16_t>((op.current_after - lo) / width);
       latency.count(bin);
       lat_ms[i] = std::max(1e-3, static_cast<double>(op.lat_ns) / 1e6);
-      uint64_t rise = op.high_after - op.high_before;
-      if (r->meta.procs <= 1 && op.high_after >= op.high_before && rise % kEventsPerSleep == 0) {
+      auto slept = r->meta.procs <= 1 && op.high_after >= op.high_before
+                       ? model::sleeps_from_high_events(op.high_after - op.high_before)
+                       : std::nullopt;
+      if (slept) {
         sleeps.count(bin);
-        sleep_count[i] = static_cast<double>(rise / kEventsPerSleep);
+        sleep_count[i] = static_cast<double>(*slept);
         bin |= kHasSleeps;
       }
       bin_of[i++] = bin;

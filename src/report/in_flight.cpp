@@ -6,8 +6,8 @@ namespace {
 
 bool stopped_from_outside(const Run& run) {
   if (!run.outcome) return true;  // the driver died: the op it was in is lost too
-  const std::string& s = run.outcome->status;
-  return s == "cap" || s == "oom_killed" || s == "interrupted";
+  using run_format::Status;
+  return run.outcome->is(Status::cap) || run.outcome->is(Status::oom_killed) || run.outcome->is(Status::interrupted);
 }
 
 std::optional<uint64_t> high_of(const std::map<std::string, uint64_t>& events) {
@@ -34,7 +34,7 @@ std::optional<InFlight> in_flight(const Run& run) {
   // Killed: the op ended at the kill, with the counters of the outcome.
   // (a time no run takes, from a damaged outcome.json, is not converted)
   auto ttk = run.outcome ? run.outcome->time_to_kill_s : std::nullopt;
-  if (ttk && run.outcome->status == "oom_killed" && *ttk >= 0 && *ttk < 1e8) {
+  if (ttk && run.outcome->is(run_format::Status::oom_killed) && *ttk >= 0 && *ttk < 1e8) {
     f.end_ns = run.meta.started_mono_ns + static_cast<int64_t>(*ttk * 1e9);
     if (auto h = high_of(run.outcome->events)) high = h;
   }

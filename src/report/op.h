@@ -3,9 +3,9 @@
 
 #include <cstdint>
 
-namespace cgmem::report {
+#include "run_format/run_format.h"
 
-enum class Phase : uint8_t { kGrow, kChurn, kOwnHigh, kOther };
+namespace cgmem::report {
 
 // One line of ops.jsonl, as the report uses it: 64 bytes, so a million of
 // them cost 64 MB. The scanner still checks the keys it does not keep (op,
@@ -16,7 +16,7 @@ struct Op {
   uint64_t current_before = 0, current_after = 0;
   uint64_t high_before = 0, high_after = 0;
   uint64_t max_after = 0;
-  Phase phase = Phase::kOther;
+  run_format::Phase phase = run_format::Phase::other;
 };
 static_assert(sizeof(Op) == 64);
 

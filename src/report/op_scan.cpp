@@ -1,13 +1,18 @@
 #include "report/op_scan.h"
 
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 
+#include "run_format/run_format.h"
+
 namespace cgmem::report {
 
 namespace {
+
+namespace op_key = run_format::op_key;
 
 struct Cursor {
   const char* p;
@@ -85,20 +90,26 @@ bool read_int(Cursor& c, T& out) {
   return c.p >= c.end || (*c.p != '.' && *c.p != 'e' && *c.p != 'E');
 }
 
-bool read_phase(Cursor& c, Phase& out) {
+bool read_phase(Cursor& c, run_format::Phase& out) {
   if (!c.eat('"')) return false;
   std::string_view text;
   if (!read_string(c, text)) return false;
-  if (text == "grow") out = Phase::kGrow;
-  else if (text == "churn") out = Phase::kChurn;
-  else if (text == "own_high") out = Phase::kOwnHigh;
-  else out = Phase::kOther;
+  out = run_format::parse_phase(text);
   return true;
 }
 
 bool is(std::string_view key, const char* name, size_t n) {
   return key.size() == n && std::memcmp(key.data(), name, n) == 0;
 }
+
+// The length of a key, for the switch below.
+template <size_t N>
+constexpr size_t len(const char (&)[N]) {
+  return N - 1;
+}
+// Keys that share a case there must keep sharing a length.
+static_assert(len(op_key::kCpu) == len(op_key::kPid));
+static_assert(len(op_key::kHighAfter) == len(op_key::kHeldBytes) && len(op_key::kMaxBefore) == len(op_key::kHeldBytes));
 
 #define CGMEM_KEY(name) is(key, name, sizeof(name) - 1)
 
@@ -110,39 +121,40 @@ bool check_int(Cursor& c) {
 }
 
 bool read_field(Cursor& c, std::string_view key, Op& op) {
+  // One case per key length; keys of the same length share a case.
   switch (key.size()) {
-    case 2:
-      if (CGMEM_KEY("op")) return check_int<uint32_t>(c);
+    case len(op_key::kOp):
+      if (CGMEM_KEY(op_key::kOp)) return check_int<uint32_t>(c);
       break;
-    case 3:
-      if (CGMEM_KEY("pid")) return check_int<int32_t>(c);
-      if (CGMEM_KEY("cpu")) return check_int<int16_t>(c);
+    case len(op_key::kPid):
+      if (CGMEM_KEY(op_key::kPid)) return check_int<int32_t>(c);
+      if (CGMEM_KEY(op_key::kCpu)) return check_int<int16_t>(c);
       break;
-    case 4:
-      if (CGMEM_KEY("t_ns")) return read_int(c, op.t_ns);
+    case len(op_key::kTNs):
+      if (CGMEM_KEY(op_key::kTNs)) return read_int(c, op.t_ns);
       break;
-    case 5:
-      if (CGMEM_KEY("phase")) return read_phase(c, op.phase);
+    case len(op_key::kPhase):
+      if (CGMEM_KEY(op_key::kPhase)) return read_phase(c, op.phase);
       break;
-    case 6:
-      if (CGMEM_KEY("lat_ns")) return read_int(c, op.lat_ns);
+    case len(op_key::kLatNs):
+      if (CGMEM_KEY(op_key::kLatNs)) return read_int(c, op.lat_ns);
       break;
-    case 9:
-      if (CGMEM_KEY("max_after")) return read_int(c, op.max_after);
+    case len(op_key::kMaxAfter):
+      if (CGMEM_KEY(op_key::kMaxAfter)) return read_int(c, op.max_after);
       break;
-    case 10:
-      if (CGMEM_KEY("held_bytes")) return check_int<uint64_t>(c);
-      if (CGMEM_KEY("high_after")) return read_int(c, op.high_after);
-      if (CGMEM_KEY("max_before")) return check_int<uint64_t>(c);
+    case len(op_key::kHeldBytes):
+      if (CGMEM_KEY(op_key::kHeldBytes)) return check_int<uint64_t>(c);
+      if (CGMEM_KEY(op_key::kHighAfter)) return read_int(c, op.high_after);
+      if (CGMEM_KEY(op_key::kMaxBefore)) return check_int<uint64_t>(c);
       break;
-    case 11:
-      if (CGMEM_KEY("high_before")) return read_int(c, op.high_before);
+    case len(op_key::kHighBefore):
+      if (CGMEM_KEY(op_key::kHighBefore)) return read_int(c, op.high_before);
       break;
-    case 13:
-      if (CGMEM_KEY("current_after")) return read_int(c, op.current_after);
+    case len(op_key::kCurrentAfter):
+      if (CGMEM_KEY(op_key::kCurrentAfter)) return read_int(c, op.current_after);
       break;
-    case 14:
-      if (CGMEM_KEY("current_before")) return read_int(c, op.current_before);
+    case len(op_key::kCurrentBefore):
+      if (CGMEM_KEY(op_key::kCurrentBefore)) return read_int(c, op.current_before);
       break;
     default:
       break;
@@ -155,31 +167,47 @@ bool read_field(Cursor& c, std::string_view key, Op& op) {
 // Consumes `text` if the cursor is at it. The length is known when this is
 // compiled, so the compare is a few instructions, not a call.
 template <size_t N>
-bool literal(Cursor& c, const char (&text)[N]) {
-  constexpr size_t n = N - 1;
-  if (static_cast<size_t>(c.end - c.p) < n || std::memcmp(c.p, text, n) != 0) return false;
-  c.p += n;
+bool literal(Cursor& c, const std::array<char, N>& text) {
+  if (static_cast<size_t>(c.end - c.p) < N || std::memcmp(c.p, text.data(), N) != 0) return false;
+  c.p += N;
   return true;
 }
+
+using run_format::json_key_after;
+
+constexpr auto kOpAt = json_key_after('{', op_key::kOp);
+constexpr auto kPhaseAt = json_key_after(',', op_key::kPhase);
+constexpr auto kPidAt = json_key_after(',', op_key::kPid);
+constexpr auto kCpuAt = json_key_after(',', op_key::kCpu);
+constexpr auto kTNsAt = json_key_after(',', op_key::kTNs);
+constexpr auto kLatNsAt = json_key_after(',', op_key::kLatNs);
+constexpr auto kHeldBytesAt = json_key_after(',', op_key::kHeldBytes);
+constexpr auto kCurrentBeforeAt = json_key_after(',', op_key::kCurrentBefore);
+constexpr auto kCurrentAfterAt = json_key_after(',', op_key::kCurrentAfter);
+constexpr auto kHighBeforeAt = json_key_after(',', op_key::kHighBefore);
+constexpr auto kHighAfterAt = json_key_after(',', op_key::kHighAfter);
+constexpr auto kMaxBeforeAt = json_key_after(',', op_key::kMaxBefore);
+constexpr auto kMaxAfterAt = json_key_after(',', op_key::kMaxAfter);
+constexpr std::array<char, 1> kClose{'}'};
 
 // A line exactly as the lab writes it: compact, keys in the documented order.
 // Most lines are; reading them key by key without looking for each key's
 // end and switching on it halves the scan.
 bool scan_lab_line(Cursor& c, Op& op) {
-  return literal(c, R"({"op":)") && check_int<uint32_t>(c) &&
-         literal(c, R"(,"phase":)") && read_phase(c, op.phase) &&
-         literal(c, R"(,"pid":)") && check_int<int32_t>(c) &&
-         literal(c, R"(,"cpu":)") && check_int<int16_t>(c) &&
-         literal(c, R"(,"t_ns":)") && read_int(c, op.t_ns) &&
-         literal(c, R"(,"lat_ns":)") && read_int(c, op.lat_ns) &&
-         literal(c, R"(,"held_bytes":)") && check_int<uint64_t>(c) &&
-         literal(c, R"(,"current_before":)") && read_int(c, op.current_before) &&
-         literal(c, R"(,"current_after":)") && read_int(c, op.current_after) &&
-         literal(c, R"(,"high_before":)") && read_int(c, op.high_before) &&
-         literal(c, R"(,"high_after":)") && read_int(c, op.high_after) &&
-         literal(c, R"(,"max_before":)") && check_int<uint64_t>(c) &&
-         literal(c, R"(,"max_after":)") && read_int(c, op.max_after) &&
-         literal(c, "}") && c.p == c.end;
+  return literal(c, kOpAt) && check_int<uint32_t>(c) &&
+         literal(c, kPhaseAt) && read_phase(c, op.phase) &&
+         literal(c, kPidAt) && check_int<int32_t>(c) &&
+         literal(c, kCpuAt) && check_int<int16_t>(c) &&
+         literal(c, kTNsAt) && read_int(c, op.t_ns) &&
+         literal(c, kLatNsAt) && read_int(c, op.lat_ns) &&
+         literal(c, kHeldBytesAt) && check_int<uint64_t>(c) &&
+         literal(c, kCurrentBeforeAt) && read_int(c, op.current_before) &&
+         literal(c, kCurrentAfterAt) && read_int(c, op.current_after) &&
+         literal(c, kHighBeforeAt) && read_int(c, op.high_before) &&
+         literal(c, kHighAfterAt) && read_int(c, op.high_after) &&
+         literal(c, kMaxBeforeAt) && check_int<uint64_t>(c) &&
+         literal(c, kMaxAfterAt) && read_int(c, op.max_after) &&
+         literal(c, kClose) && c.p == c.end;
 }
 
 // Any JSON object: keys in any order, whitespace, unknown keys skipped. An
@@ -193,9 +221,9 @@ bool scan_any_line(Cursor& c, Op& op) {
     std::string_view key;
     if (!read_string(c, key)) return false;
     if (!c.eat(':')) return false;
-    has_op |= key == "op";
-    has_t |= key == "t_ns";
-    has_lat |= key == "lat_ns";
+    has_op |= key == op_key::kOp;
+    has_t |= key == op_key::kTNs;
+    has_lat |= key == op_key::kLatNs;
     if (!read_field(c, key, op)) return false;
     c.skip_ws();
     if (c.p >= c.end) return false;

@@ -38,7 +38,7 @@ uint64_t sleep_jiffies(uint64_t bytes, const Meta& m, const model::Kernel& k) {
 }
 
 uint64_t op_pages(const Op& op, const Meta& m) {
-  if (op.phase == Phase::kOwnHigh) return 1;
+  if (op.phase == run_format::Phase::own_high) return 1;
   return std::max<uint64_t>(1, m.chunk_bytes / m.page_size);
 }
 
@@ -61,16 +61,20 @@ std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model:
     if (op.high_after <= op.high_before) continue;
     ++c.ops_with_rise;
     uint64_t rise = op.high_after - op.high_before;
-    if (rise % kEventsPerSleep != 0) {
-      bool extra = rise % kEventsPerSleep == 1 && rise > kEventsPerSleep;
+    auto whole = model::sleeps_from_high_events(rise);
+    if (!whole) {
+      // 17k + 1: k sleeps and one reclaim pass that did not end in a sleep.
+      auto one_less = model::sleeps_from_high_events(rise - 1);
+      bool extra = one_less && *one_less >= 1;
       if (extra) ++c.skipped_one_over;
       if (!(one_over && extra)) {
         ++c.skipped_not_multiple;
         continue;
       }
+      whole = one_less;
     }
     uint64_t mid = op.current_before / 2 + op.current_after / 2;
-    uint64_t sleeps = rise / kEventsPerSleep;
+    uint64_t sleeps = *whole;
     // One sleep per page (32 or more per batch, as in 1c): something empties
     // the per-CPU stock between pages, so each sleep beyond one per batch
     // follows a fresh charge of a whole batch, and the kernel evaluates
@@ -158,7 +162,8 @@ void fill_bins(const std::vector<OpSleep>& ops, const Meta& m, std::vector<Sleep
     for (size_t i = 0; i < bins.size(); ++i) {
       bool last = i + 1 == bins.size();
       if (s.formula_ms >= bins[i].lo_ms && (s.formula_ms < bins[i].hi_ms || (last && s.formula_ms <= bins[i].hi_ms))) {
-        double per_batch = static_cast<double>(s.sleeps) * 64.0 / static_cast<double>(op_pages(*s.op, m));
+        double batch = model::kChargeBatch;
+        double per_batch = static_cast<double>(s.sleeps) * batch / static_cast<double>(op_pages(*s.op, m));
         bins[i].sleeps_per_batch.push_back(per_batch);
         break;
       }
@@ -181,13 +186,14 @@ std::optional<KillCheck> kill_check(const Run& run, const Meta& meta, const mode
   if (!max_set(meta)) return std::nullopt;
   const Op* first = nullptr;
   for (const auto& op : run.ops) {
-    if (op.high_after - op.high_before >= kEventsPerSleep && (!first || op.t_ns < first->t_ns)) first = &op;
+    bool slept = op.high_after - op.high_before >= model::kHighEventsPerSleep;
+    if (slept && (!first || op.t_ns < first->t_ns)) first = &op;
   }
   KillCheck c;
   if (first) {
     c.sleep_start_s = seconds_since_start(run, first->t_ns);
     c.sleep_start_bytes = first->current_before;
-  } else if (flight && flight->high_rise >= kEventsPerSleep) {
+  } else if (flight && flight->high_rise >= model::kHighEventsPerSleep) {
     c.sleep_start_s = seconds_since_start(run, flight->start_ns);
     c.sleep_start_bytes = flight->current;
     c.start_in_flight = true;
@@ -199,7 +205,7 @@ std::optional<KillCheck> kill_check(const Run& run, const Meta& meta, const mode
   auto per_batch = model::grow(throttle(meta, k, 1), c.sleep_start_bytes, c.max_bytes);
   c.predicted_page_s = c.sleep_start_s + per_page.seconds;
   c.predicted_batch_s = c.sleep_start_s + per_batch.seconds;
-  if (run.outcome && run.outcome->status == "oom_killed") c.measured_s = run.outcome->time_to_kill_s;
+  if (run.outcome && run.outcome->is(run_format::Status::oom_killed)) c.measured_s = run.outcome->time_to_kill_s;
   c.duration_s = run.outcome ? run.outcome->duration_s : 0;
   return c;
 }
@@ -259,9 +265,9 @@ SleepCheck sleep_check(const Run& run, const Meta& meta, const model::Kernel& k,
   auto ops = sleeping_ops(run, meta, k, c, one_over);
   ratios(ops, k, c);
   std::optional<OpSleep> last;
-  if (flight && flight->high_rise >= kEventsPerSleep) {
+  if (flight && flight->high_rise >= model::kHighEventsPerSleep) {
     auto j = sleep_jiffies(flight->current, meta, k);
-    last = OpSleep{nullptr, flight->end_ns - flight->start_ns, flight->high_rise / kEventsPerSleep,
+    last = OpSleep{nullptr, flight->end_ns - flight->start_ns, flight->high_rise / model::kHighEventsPerSleep,
                    model::jiffies_to_ms(j, k), 0, 0};
   }
   phases(ops, last, c);

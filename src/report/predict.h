@@ -14,9 +14,6 @@
 
 namespace cgmem::report {
 
-// The high counter's rise per sleep is the model's (model/penalty.h).
-inline constexpr uint64_t kEventsPerSleep = model::kHighEventsPerSleep;
-
 // (1) sleeps per op and the length of each sleep.
 struct SleepCheck {
   uint64_t ops = 0;                   // ops in the run

@@ -10,6 +10,7 @@
 #include "managers/verdict.h"
 #include "model/penalty.h"
 #include "report/stats.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::report {
 
@@ -72,9 +73,9 @@ void read_samples(const Run& r, ProgramRun& p) {
 }
 
 void read_load(const Run& r, ProgramRun& p) {
-  auto text = read_file(r.dir + "/load.stdout", "the load's output");
+  auto text = read_file(r.dir + "/" + run_format::kLoadStdoutFile, "the load's output");
   if (!text) return;  // no load, or not readable: the section says "-"
-  auto times = read_file(r.dir + "/load.times.jsonl", "the load's output times");
+  auto times = read_file(r.dir + "/" + run_format::kLoadTimesFile, "the load's output times");
   p.load = parse_load_output(*text, times ? parse_load_times(*times) : std::vector<LoadTime>{});
   std::vector<double> rps, p99;
   for (const auto& point : p.load.points) {

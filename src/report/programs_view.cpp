@@ -10,9 +10,11 @@ namespace {
 std::string limit_text(const std::optional<Limit>& l) { return l ? format_limit(*l) : "-"; }
 
 std::string outcome_text(const ProgramRun& p) {
-  if (p.status == "oom_killed" && p.time_to_kill_s) return fmt::format("OOM-killed at {} s", num(p.time_to_kill_s));
-  if (p.status == "load_done") return fmt::format("alive, load done at {} s", num(p.duration_s));
-  if (p.status == "cap") return fmt::format("alive at the cap, {} s", num(p.duration_s));
+  using run_format::Status;
+  auto status = run_format::parse_status(p.status);
+  if (status == Status::oom_killed && p.time_to_kill_s) return fmt::format("OOM-killed at {} s", num(p.time_to_kill_s));
+  if (status == Status::load_done) return fmt::format("alive, load done at {} s", num(p.duration_s));
+  if (status == Status::cap) return fmt::format("alive at the cap, {} s", num(p.duration_s));
   return fmt::format("{} after {} s", p.status, num(p.duration_s));
 }
 

@@ -11,10 +11,12 @@
 #include "report/json_get.h"
 #include "report/jsonl.h"
 #include "report/read_ops.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::report {
 
 namespace fs = std::filesystem;
+namespace sample_key = run_format::sample_key;
 
 namespace {
 
@@ -211,26 +213,27 @@ Result<Outcome> parse_outcome(std::string_view text, const std::string& path) {
 bool parse_sample_line(std::string_view line, Sample& s) {
   Json j = Json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return false;
-  s.t_ns = get_i64(j, "t_ns").value_or(0);
-  s.memory_current = get_u64(j, "memory_current");
-  s.memory_events = counters(child(j, "memory_events"));
-  s.memory_pressure = get_psi(child(j, "memory_pressure"));
-  s.io_pressure = get_psi(child(j, "io_pressure"));
-  s.memory_stat = counters(child(j, "memory_stat"));
-  if (const Json* cpu = child(j, "cpu_stat")) s.cpu_usage_usec = get_u64(*cpu, "usage_usec");
-  if (const Json* io = child(j, "io_stat"); io && io->is_object()) {
+  s.t_ns = get_i64(j, sample_key::kTNs).value_or(0);
+  s.memory_current = get_u64(j, sample_key::kMemoryCurrent);
+  s.memory_events = counters(child(j, sample_key::kMemoryEvents));
+  s.memory_pressure = get_psi(child(j, sample_key::kMemoryPressure));
+  s.io_pressure = get_psi(child(j, sample_key::kIoPressure));
+  s.memory_stat = counters(child(j, sample_key::kMemoryStat));
+  if (const Json* cpu = child(j, sample_key::kCpuStat)) s.cpu_usage_usec = get_u64(*cpu, "usage_usec");
+  if (const Json* io = child(j, sample_key::kIoStat); io && io->is_object()) {
     uint64_t sum = 0;
     for (const auto& dev : *io) sum += get_u64(dev, "rbytes").value_or(0);
     s.io_rbytes = sum;
   }
-  if (const Json* procs = child(j, "procs"); procs && procs->is_array()) {
+  if (const Json* procs = child(j, sample_key::kProcs); procs && procs->is_array()) {
     for (const auto& p : *procs) {
       ProcSample ps;
-      ps.pid = get_int(p, "pid").value_or(0);
-      auto state = get_str(p, "state");
+      ps.pid = get_int(p, sample_key::kPid).value_or(0);
+      auto state = get_str(p, sample_key::kState);
       ps.state = state && !state->empty() ? (*state)[0] : '?';
-      ps.wchan = get_str(p, "wchan").value_or("");
-      ps.cpu_ticks = get_u64(p, "utime_ticks").value_or(0) + get_u64(p, "stime_ticks").value_or(0);
+      ps.wchan = get_str(p, sample_key::kWchan).value_or("");
+      ps.cpu_ticks =
+          get_u64(p, sample_key::kUtimeTicks).value_or(0) + get_u64(p, sample_key::kStimeTicks).value_or(0);
       s.procs.push_back(std::move(ps));
     }
   }
@@ -265,12 +268,13 @@ Result<void> read_samples(const std::string& path, Run& run) {
 Result<Run> read_run(const std::string& dir) {
   Run run;
   run.dir = dir;
-  auto meta_text = slurp(dir + "/meta.json");
+  auto in_dir = [&dir](const char* name) { return dir + "/" + name; };
+  auto meta_text = slurp(in_dir(run_format::kMetaFile));
   if (!meta_text) return std::unexpected(meta_text.error());
-  auto meta = parse_meta(*meta_text, dir + "/meta.json");
+  auto meta = parse_meta(*meta_text, in_dir(run_format::kMetaFile));
   if (!meta) return std::unexpected(meta.error());
   run.meta = std::move(*meta);
-  std::string outcome_path = dir + "/outcome.json";
+  std::string outcome_path = in_dir(run_format::kOutcomeFile);
   if (fs::exists(outcome_path)) {
     auto text = slurp(outcome_path);
     if (!text) return std::unexpected(text.error());
@@ -279,8 +283,8 @@ Result<Run> read_run(const std::string& dir) {
     else run.outcome_problem = outcome.error().message();
   }
   // The samples are parsed while the ops are scanned: the two share nothing.
-  auto samples = std::async(std::launch::async, read_samples, dir + "/samples.jsonl", std::ref(run));
-  auto ops = read_ops(dir + "/ops.jsonl", run);
+  auto samples = std::async(std::launch::async, read_samples, in_dir(run_format::kSamplesFile), std::ref(run));
+  auto ops = read_ops(in_dir(run_format::kOpsFile), run);
   if (auto r = samples.get(); !r) return std::unexpected(r.error());
   if (!ops) return std::unexpected(ops.error());
   std::string name = run.meta.name.empty() ? fs::path(dir).filename().string() : run.meta.name;
@@ -307,7 +311,7 @@ Result<std::vector<std::string>> find_runs(const std::vector<std::string>& paths
   };
   for (const auto& path : paths) {
     std::error_code ec;
-    if (fs::exists(fs::path(path) / "meta.json", ec)) {
+    if (fs::exists(fs::path(path) / run_format::kMetaFile, ec)) {
       add(path);
       continue;
     }
@@ -324,7 +328,7 @@ Result<std::vector<std::string>> find_runs(const std::vector<std::string>& paths
         it.disable_recursion_pending();
         continue;
       }
-      if (fs::exists(it->path() / "meta.json", entry_ec)) {
+      if (fs::exists(it->path() / run_format::kMetaFile, entry_ec)) {
         found.push_back(it->path().string());
         it.disable_recursion_pending();
       }

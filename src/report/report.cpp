@@ -25,6 +25,7 @@
 #include "report/rfc.h"
 #include "report/summary.h"
 #include "report/summary_view.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::report {
 
@@ -41,7 +42,7 @@ struct Label {
 // batch.json's labels by run directory name; empty when there is none.
 std::map<std::string, Label> batch_labels(const fs::path& batch_dir) {
   std::map<std::string, Label> out;
-  auto file = MappedFile::open((batch_dir / "batch.json").string());
+  auto file = MappedFile::open((batch_dir / run_format::kBatchFile).string());
   if (!file) return out;
   Json j = Json::parse(file->text(), nullptr, false);
   const Json* runs = child(j, "runs");

@@ -47,7 +47,7 @@ RfcRun rfc_run(const Run& run) {
   const Outcome& o = *run.outcome;
   RfcRun r{.name = run.meta.name, .kernel = run.meta.kernel, .hz = run.meta.hz};
   auto kills = o.events.find("oom_kill");
-  r.killed = o.status == "oom_killed" || (kills != o.events.end() && kills->second > 0);
+  r.killed = o.is(run_format::Status::oom_killed) || (kills != o.events.end() && kills->second > 0);
   r.duration_s = r.killed && o.time_to_kill_s ? *o.time_to_kill_s : o.duration_s;
   if (auto high = o.events.find("high"); high != o.events.end()) r.events_high = high->second;
   edges(run, run.meta.high->bytes(), run.meta.max->bytes(), r);

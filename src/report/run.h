@@ -12,6 +12,7 @@
 #include "common/size.h"
 #include "report/op.h"
 #include "report/op_list.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::report {
 
@@ -70,7 +71,10 @@ struct Meta {
 };
 
 struct Outcome {
-  std::string status;  // oom_killed, exited, cap, interrupted, failed
+  // As written: a status this cgmem does not know (from an older or newer
+  // run directory) is kept and shown as it is.
+  std::string status;
+  bool is(run_format::Status s) const { return status == run_format::to_string(s); }
   std::optional<int> exit_code, signal;
   double duration_s = 0;
   std::optional<double> time_to_kill_s;

@@ -5,6 +5,8 @@
 
 namespace cgmem::report {
 
+using run_format::Status;
+
 namespace {
 
 constexpr double kNsPerMs = 1e6;
@@ -18,7 +20,7 @@ void latency_columns(const Run& run, RunSummary& s) {
   s.median_op_ms = quantile_in_place(lat, 0.5);
   std::vector<double> churn;
   for (const auto& op : run.ops)
-    if (op.phase == Phase::kChurn) churn.push_back(static_cast<double>(op.lat_ns) / kNsPerMs);
+    if (op.phase == run_format::Phase::churn) churn.push_back(static_cast<double>(op.lat_ns) / kNsPerMs);
   s.median_churn_ms = quantile_in_place(churn, 0.5);
   size_t n = (run.ops.size() + 9) / 10;
   std::vector<double> tail;
@@ -121,7 +123,7 @@ RunSummary summarize(const Run& run) {
   memory_columns(run, s);
   counter_columns(run, s);
   process_columns(run, s);
-  s.killed = s.status == "oom_killed" || s.events_oom_kill > 0;
+  s.killed = (run.outcome && run.outcome->is(Status::oom_killed)) || s.events_oom_kill > 0;
   if (s.killed && run.outcome) s.time_to_kill_s = run.outcome->time_to_kill_s;
   s.truncated_lines = run.ops_lines.truncated_last + run.samples_lines.truncated_last;
   s.bad_lines = run.ops_lines.bad + run.samples_lines.bad;
@@ -142,8 +144,9 @@ void add(GroupSummary& g, const RunSummary& r) {
   ++g.runs;
   g.finished += r.finished;
   g.killed += r.killed;
-  if (!r.killed && r.status == "cap") ++g.capped, g.cap_s.add(r.duration_s);
-  if (!r.killed && r.status == "exited") ++g.exited;
+  auto status = run_format::parse_status(r.status);
+  if (!r.killed && status == Status::cap) ++g.capped, g.cap_s.add(r.duration_s);
+  if (!r.killed && status == Status::exited) ++g.exited;
   g.time_to_kill_s.add(r.time_to_kill_s);
   g.duration_s.add(r.duration_s);
   g.peak_bytes.add(r.peak_bytes);

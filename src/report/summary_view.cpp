@@ -31,7 +31,7 @@ std::vector<std::string> group_row(const GroupSummary& g) {
 std::string run_outcome(const RunSummary& r) {
   if (!r.finished) return "unfinished";
   if (r.killed) return "killed";
-  if (r.status == "cap") return fmt::format("not killed in {} s", num(r.duration_s));
+  if (run_format::parse_status(r.status) == run_format::Status::cap) return fmt::format("not killed in {} s", num(r.duration_s));
   return r.status;
 }
 

@@ -9,7 +9,7 @@ namespace cgmem::lab {
 namespace {
 
 TEST(OpLine, FormatsEveryKeyInOrder) {
-  OpRecord r{.op = 412, .phase = Phase::churn, .pid = 311, .cpu = 0, .t_ns = 91237733821,
+  OpRecord r{.op = 412, .phase = run_format::Phase::churn, .pid = 311, .cpu = 0, .t_ns = 91237733821,
              .lat_ns = 191800211, .held_bytes = 243269632,
              .before = {.current = 250875904, .high = 10438, .max = 0},
              .after = {.current = 250875904, .high = 10455, .max = 0}};
@@ -25,7 +25,7 @@ TEST(OpLine, FormatsEveryKeyInOrder) {
 }
 
 TEST(OpLine, PhasesAndLargestValuesParseBack) {
-  OpRecord r{.op = UINT64_MAX, .phase = Phase::own_high, .pid = 2147483647, .cpu = -1,
+  OpRecord r{.op = UINT64_MAX, .phase = run_format::Phase::own_high, .pid = 2147483647, .cpu = -1,
              .t_ns = UINT64_MAX, .lat_ns = UINT64_MAX, .held_bytes = UINT64_MAX,
              .before = {UINT64_MAX, UINT64_MAX, UINT64_MAX}, .after = {0, 0, 0}};
   char storage[512];
@@ -36,7 +36,7 @@ TEST(OpLine, PhasesAndLargestValuesParseBack) {
   EXPECT_EQ(j["op"].get<uint64_t>(), UINT64_MAX);
   EXPECT_EQ(j["cpu"].get<int>(), -1);
   EXPECT_EQ(j["current_before"].get<uint64_t>(), UINT64_MAX);
-  EXPECT_EQ(phase_name(Phase::grow), "grow");
+  EXPECT_EQ(run_format::to_string(run_format::Phase::grow), "grow");
 }
 
 TEST(JsonLine, TooSmallStorageOverflowsInsteadOfTruncating) {

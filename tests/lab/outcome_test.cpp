@@ -63,7 +63,7 @@ TEST(Outcome, LoadDoneIsNeitherCapNorExit) {
   EXPECT_EQ(o.signal, SIGKILL);
   EXPECT_FALSE(o.time_to_kill_s);
   EXPECT_TRUE(o.errors.empty());
-  EXPECT_EQ(status_name(Status::load_done), "load_done");
+  EXPECT_EQ(run_format::to_string(Status::load_done), "load_done");
   done.stopped_at_cap = true;  // the cap came first
   EXPECT_EQ(classify(done).status, Status::cap);
 }
@@ -74,7 +74,7 @@ TEST(Outcome, Json) {
   EXPECT_EQ(j["signal"], 9);
   EXPECT_TRUE(j["exit_code"].is_null());
   EXPECT_DOUBLE_EQ(j["time_to_kill_s"].get<double>(), 0.4);
-  EXPECT_EQ(status_name(Status::cap), "cap");
+  EXPECT_EQ(run_format::to_string(Status::cap), "cap");
 }
 
 }  // namespace

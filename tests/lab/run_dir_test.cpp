@@ -9,6 +9,7 @@
 #include "../cgroup/fixture.h"
 #include "lab/ops_tail.h"
 #include "common/file.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::lab {
 namespace {
@@ -20,17 +21,17 @@ TEST(RunDir, CreatesWritesAtomicallyAndAppends) {
   TempDir tmp;
   auto dir = RunDir::create(tmp.path() + "/runs/over-1");
   ASSERT_TRUE(dir) << dir.error().message();
-  ASSERT_TRUE(dir->write_json(kMetaFile, {{"schema", 1}, {"name", "over"}}));
-  EXPECT_EQ(slurp(dir->file(kMetaFile)), "{\n  \"name\": \"over\",\n  \"schema\": 1\n}\n");
+  ASSERT_TRUE(dir->write_json(run_format::kMetaFile, {{"schema", 1}, {"name", "over"}}));
+  EXPECT_EQ(slurp(dir->file(run_format::kMetaFile)), "{\n  \"name\": \"over\",\n  \"schema\": 1\n}\n");
   size_t entries = 0;  // no temporary left beside it
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir->path())) ++entries;
   EXPECT_EQ(entries, 1u);
-  auto fd = dir->open_append(kOpsFile);
+  auto fd = dir->open_append(run_format::kOpsFile);
   ASSERT_TRUE(fd);
   ASSERT_TRUE(write_all(fd->get(), "{\"op\":0,\"lat_ns\":5}\n"));
   ASSERT_TRUE(write_all(fd->get(), "{\"op\":1,\"lat_ns\":9}\n"));
   fd->reset();
-  EXPECT_EQ(slurp(dir->file(kOpsFile)), "{\"op\":0,\"lat_ns\":5}\n{\"op\":1,\"lat_ns\":9}\n");
+  EXPECT_EQ(slurp(dir->file(run_format::kOpsFile)), "{\"op\":0,\"lat_ns\":5}\n{\"op\":1,\"lat_ns\":9}\n");
 }
 
 TEST(RunDir, RefusesANonEmptyDirectory) {

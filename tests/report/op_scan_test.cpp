@@ -16,7 +16,7 @@ TEST(ReportOpScan, ReadsEveryKeyOfTheFormatExample) {
       R"("held_bytes":243269632,"current_before":250875904,"current_after":250880000,)"
       R"("high_before":10438,"high_after":10455,"max_before":1,"max_after":2})",
       op));
-  EXPECT_EQ(op.phase, Phase::kChurn);
+  EXPECT_EQ(op.phase, run_format::Phase::churn);
   EXPECT_EQ(op.t_ns, 91237733821);
   EXPECT_EQ(op.lat_ns, 191800211);
   EXPECT_EQ(op.current_before, 250875904u);
@@ -51,7 +51,7 @@ TEST(ReportOpScan, LabShapeAndGeneralPathAgree) {
   EXPECT_TRUE(same(fast, general));
   EXPECT_EQ(fast.current_before, UINT64_MAX);
   EXPECT_EQ(fast.t_ns, -5);
-  EXPECT_EQ(fast.phase, Phase::kOwnHigh);
+  EXPECT_EQ(fast.phase, run_format::Phase::own_high);
   std::string reordered = R"({"max_after":3,)" + lab.substr(1, lab.size() - 16) + "}";
   ASSERT_TRUE(scan_op_line(reordered, moved)) << reordered;
   EXPECT_TRUE(same(fast, moved));
@@ -70,7 +70,7 @@ TEST(ReportOpScan, LabShapeAndGeneralPathAgree) {
 
 // The lab's own writer produces the shape of the fast path.
 TEST(ReportOpScan, TheLabsLinesTakeTheFastPath) {
-  lab::OpRecord r{.op = 3, .phase = lab::Phase::churn, .pid = 42, .cpu = 1, .t_ns = 5000, .lat_ns = 250000,
+  lab::OpRecord r{.op = 3, .phase = run_format::Phase::churn, .pid = 42, .cpu = 1, .t_ns = 5000, .lat_ns = 250000,
                   .held_bytes = 1 << 20, .before = {.current = 100, .high = 17, .max = 0},
                   .after = {.current = 200, .high = 51, .max = 1}};
   char storage[512];
@@ -88,7 +88,7 @@ TEST(ReportOpScan, TheLabsLinesTakeTheFastPath) {
   EXPECT_EQ(op.current_after, 200u);
   EXPECT_EQ(op.high_after - op.high_before, 34u);
   EXPECT_EQ(op.max_after, 1u);
-  EXPECT_EQ(op.phase, Phase::kChurn);
+  EXPECT_EQ(op.phase, run_format::Phase::churn);
   EXPECT_FALSE(scan_lab_op_line(R"({"lat_ns":5})", op));  // valid, but not the lab's shape
 }
 
@@ -99,7 +99,7 @@ TEST(ReportOpScan, SkipsUnknownKeysOfAnyShape) {
       R"("x": null, "f": -1.5e3, "lat_ns" : 7 , "phase":"own_high", "op": 1, "t_ns": 2})",
       op));
   EXPECT_EQ(op.lat_ns, 7);
-  EXPECT_EQ(op.phase, Phase::kOwnHigh);
+  EXPECT_EQ(op.phase, run_format::Phase::own_high);
 }
 
 TEST(ReportOpScan, MissingKeysKeepTheirDefaults) {
@@ -108,7 +108,7 @@ TEST(ReportOpScan, MissingKeysKeepTheirDefaults) {
   EXPECT_EQ(op.lat_ns, 5);
   EXPECT_EQ(op.t_ns, 9);
   EXPECT_EQ(op.current_after, 0u);
-  EXPECT_EQ(op.phase, Phase::kOther);
+  EXPECT_EQ(op.phase, run_format::Phase::other);
 }
 
 // Issue 18: "{}" counted as an op and a negative latency was taken.

@@ -11,6 +11,7 @@
 #include "common/exit_codes.h"
 #include "common/file.h"
 #include "lab/matrix/sha256.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::lab {
 
@@ -35,7 +36,7 @@ Json run_entry(const RunRecord& r) {
 }
 
 std::string outcome_status(const fs::path& run_dir) {
-  auto j = read_json(run_dir / "outcome.json");
+  auto j = read_json(run_dir / run_format::kOutcomeFile);
   if (!j) return "";
   auto it = j->find("status");
   return it != j->end() && it->is_string() ? it->get<std::string>() : "";
@@ -49,14 +50,14 @@ struct Batch {
     json["runs"] = Json::array();
     for (const auto& r : runs) json["runs"].push_back(run_entry(r));
     json["updated_at"] = iso_utc(std::time(nullptr));
-    return write_json(dir / "batch.json", json);
+    return write_json(dir / run_format::kBatchFile, json);
   }
 };
 
 Result<Batch> open_batch(const MatrixSpec& spec, const MatrixOptions& o, const std::optional<std::string>& claim,
                          MatrixResult& result) {
   Batch b{.dir = fs::path(o.out_dir)};
-  fs::path file = b.dir / "batch.json";
+  fs::path file = b.dir / run_format::kBatchFile;
   if (fs::exists(file)) {
     if (!o.resume)
       return fail("matrix: this directory already holds a batch", b.dir.string(),
@@ -92,7 +93,7 @@ Result<Batch> open_batch(const MatrixSpec& spec, const MatrixOptions& o, const s
 Result<void> remove_unfinished(const fs::path& run_dir) {
   std::error_code ec;
   auto status = fs::symlink_status(run_dir, ec);
-  auto meta = read_json(run_dir / "meta.json");
+  auto meta = read_json(run_dir / run_format::kMetaFile);
   bool ours = fs::is_directory(status) && (fs::is_empty(run_dir, ec) || (meta && meta->contains("schema")));
   if (!ours)
     return fail("matrix: an unfinished run's place holds something that is not a cgmem run directory",
@@ -115,7 +116,7 @@ Result<void> check_claim(const MatrixSpec& spec, const std::optional<std::string
 }  // namespace
 
 Result<void> record_claim(const std::string& run_dir, const std::string& claim_sha256) {
-  fs::path meta = fs::path(run_dir) / "meta.json";
+  fs::path meta = fs::path(run_dir) / run_format::kMetaFile;
   auto j = read_json(meta);
   if (!j) return std::unexpected(j.error());
   if ((*j).value("claim_sha256", Json()) == Json(claim_sha256)) return {};
@@ -141,7 +142,8 @@ Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& o, 
     result.runs.push_back({.name = r.name, .config = r.config, .workload = r.workload,
                            .dir = (fs::path(po.batch_dir) / r.name).string(), .rep = r.rep, .state = "unfinished"});
   for (auto& rec : result.runs)
-    if (fs::exists(fs::path(rec.dir) / "outcome.json")) rec.state = "finished before", rec.status = outcome_status(rec.dir);
+    if (fs::exists(fs::path(rec.dir) / run_format::kOutcomeFile))
+      rec.state = "finished before", rec.status = outcome_status(rec.dir);
   if (auto s = batch->save(result.runs); !s) return std::unexpected(s.error());
 
   std::error_code scratch_ec;
@@ -175,10 +177,10 @@ Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& o, 
     if (!code) return std::unexpected(code.error());
     rec.exit_code = *code;
     rec.seconds = now_s() - run_start;
-    bool finished = fs::exists(fs::path(rec.dir) / "outcome.json");
+    bool finished = fs::exists(fs::path(rec.dir) / run_format::kOutcomeFile);
     rec.state = finished ? "finished" : "unfinished";
     rec.status = finished ? outcome_status(rec.dir) : "";
-    if (claim && fs::exists(fs::path(rec.dir) / "meta.json"))
+    if (claim && fs::exists(fs::path(rec.dir) / run_format::kMetaFile))
       if (auto r = record_claim(rec.dir, *claim); !r) return std::unexpected(r.error());
     ++result.ran;
     done_s += rec.seconds;
@@ -186,7 +188,7 @@ Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& o, 
     progress.line(fmt::format("matrix: {:>{}}/{} {}: {} ({:.1f} s)", i + 1, std::to_string(runs.size()).size(),
                               runs.size(), rec.name, rec.status.empty() ? "no outcome.json" : rec.status, rec.seconds));
     if (auto s = batch->save(result.runs); !s) return std::unexpected(s.error());
-    if (*code == kInterrupted || rec.status == "interrupted") {
+    if (*code == kInterrupted || run_format::parse_status(rec.status) == run_format::Status::interrupted) {
       result.interrupted = true;
       break;
     }
