@@ -92,6 +92,18 @@ std::string pod_qos(const KubePod& pod);
 
 Result<Translation> translate_kubelet(const KubeletConfig& config, const KubePod& pod);
 
+// A pod as submitted: apply_api_defaults() (its notes first), then
+// translate_kubelet().
+Result<Translation> translate_submitted_pod(const KubeletConfig& config, const KubePod& pod);
+
+// --feature-gate lists ("MemoryQoS=true,NodeSwap=false", repeatable): the
+// value of `name`, or nullopt when not given. Only the gates cgmem models.
+Result<std::optional<bool>> feature_gate(const std::vector<std::string>& lists, std::string_view name);
+
+// Both gates cgmem models from the lists into `config` (nullopt: the
+// version's default, which resolve_kubelet_config() fills in).
+Result<void> apply_feature_gates(const std::vector<std::string>& lists, KubeletConfig& config);
+
 // A pod from YAML: kind Pod, a workload with spec.template (Deployment,
 // StatefulSet, DaemonSet, ReplicaSet, Job) or a CronJob. Every container's
 // and init container's resources, and spec.resources.

@@ -131,6 +131,35 @@ TEST(Kubelet, SingleProcessOomKill) {
   EXPECT_FALSE(find(t, "container app", "memory.oom.group")->set);
 }
 
+TEST(Kubelet, FeatureGates) {
+  EXPECT_EQ(feature_gate({"MemoryQoS=true,NodeSwap=false"}, "NodeSwap").value(), false);
+  EXPECT_EQ(feature_gate({"MemoryQoS=true"}, "NodeSwap").value(), std::nullopt);
+  EXPECT_EQ(feature_gate({"Foo=true"}, "NodeSwap").error().what,
+            "--feature-gate Foo=true: cgmem models MemoryQoS and NodeSwap");
+  EXPECT_EQ(feature_gate({"MemoryQoS=yes"}, "MemoryQoS").error().what,
+            "--feature-gate MemoryQoS=yes: the value must be true or false");
+  KubeletConfig k;
+  ASSERT_TRUE(apply_feature_gates({"MemoryQoS=true", "NodeSwap=false"}, k));
+  EXPECT_EQ(k.memory_qos, true);
+  EXPECT_EQ(k.node_swap, false);
+  // NodeSwap is locked to true from 1.34: the kubelet refuses to start.
+  auto locked = resolve_kubelet_config(k);
+  ASSERT_FALSE(locked);
+  EXPECT_EQ(locked.error().what, "cannot set feature gate NodeSwap to false, feature is locked to true");
+  EXPECT_FALSE(apply_feature_gates({"NodeSwap"}, k));
+}
+
+TEST(Kubelet, SubmittedPodGetsTheApiDefaultsFirst) {
+  auto k = resolve_kubelet_config({.minor = 36, .memory_qos = true});
+  ASSERT_TRUE(k);
+  auto t = translate_submitted_pod(*k, one(std::nullopt, k256Mi));
+  ASSERT_TRUE(t) << t.error().message();
+  ASSERT_GE(t->notes.size(), 2u);
+  EXPECT_TRUE(t->notes[0].starts_with("container app: a limit without a request")) << t->notes[0];
+  EXPECT_TRUE(t->notes[1].starts_with("pod QoS class: Burstable")) << t->notes[1];
+  EXPECT_FALSE(find(*t, "container app", "memory.high")->set);
+}
+
 TEST(Kubelet, BadConfigIsAnError) {
   auto over = resolve_kubelet_config({.minor = 36, .factor = 1.5});
   ASSERT_FALSE(over);
