@@ -16,10 +16,10 @@ namespace {
 using managers::Translation;
 
 struct KubeletFlags {
-  // factor and singleProcessOOMKill are stored straight into the config;
-  // the rest is text until parsed.
+  // factor, reservation policy, swap behaviour and singleProcessOOMKill are
+  // stored straight into the config; the rest is text until parsed.
   managers::KubeletConfig config;
-  std::string version = "1.36", reservation_policy = "None", swap_behavior;
+  std::string version = "1.36";
   std::vector<std::string> gates;
   std::string node_capacity, system_reserved, kube_reserved, swap_capacity;
   std::string pod_file, limit, request, cpu_limit, cpu_request;
@@ -39,7 +39,6 @@ Result<std::optional<int64_t>> quantity_flag(const std::string& text, const char
 Result<managers::KubeletConfig> config_from(const KubeletFlags& f, uint64_t page_size) {
   managers::KubeletConfig k = f.config;
   k.page_size = page_size;
-  k.reservation_policy = f.reservation_policy, k.swap_behavior = f.swap_behavior;
   auto minor = managers::parse_kube_version(f.version);
   if (!minor) return std::unexpected(minor.error());
   k.minor = *minor;
@@ -95,10 +94,12 @@ TranslateRun define_kubelet(CLI::App* kl) {
   kl->add_option("--cpu-request", f->cpu_request, "requests.cpu");
   kl->add_option("--factor", f->config.factor, "memoryThrottlingFactor, in (0, 1] (default by version)");
   kl->add_option("--feature-gate", f->gates, "MemoryQoS=true|false, NodeSwap=true|false");
-  kl->add_option("--memory-reservation-policy", f->reservation_policy, "None or TieredReservation (1.36+)");
-  kl->add_option("--swap-behavior", f->swap_behavior,
+  kl->add_option("--memory-reservation-policy", f->config.reservation_policy, "None or TieredReservation (1.36+)")
+      ->transform(one_of_names(managers::kReservationPolicyNames));
+  kl->add_option("--swap-behavior", f->config.swap_behavior,
                  "memorySwap.swapBehavior: NoSwap or LimitedSwap (1.30+), LimitedSwap or UnlimitedSwap "
-                 "(before 1.30); default: the version's");
+                 "(before 1.30); default: the version's")
+      ->transform(one_of_names(managers::kSwapBehaviorNames));
   kl->add_option("--node-capacity", f->node_capacity, "node memory capacity (for containers without a limit)");
   kl->add_option("--system-reserved", f->system_reserved, "system-reserved memory");
   kl->add_option("--kube-reserved", f->kube_reserved, "kube-reserved memory");

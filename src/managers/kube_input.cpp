@@ -1,5 +1,6 @@
-// What a user hands in for the kubelet: the --feature-gate lists, and a pod
-// as submitted (before the API server's defaults).
+// What a user hands in for the kubelet: the names of its enum settings, the
+// --feature-gate lists, and a pod as submitted (before the API server's
+// defaults).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +9,27 @@
 #include "managers/kubelet.h"
 
 namespace cgmem::managers {
+namespace {
+
+template <class E, size_t N>
+std::string_view name_in(const std::array<std::pair<std::string_view, E>, N>& names, E value) {
+  auto it = std::find_if(names.begin(), names.end(), [value](const auto& n) { return n.second == value; });
+  return it == names.end() ? std::string_view("?") : it->first;
+}
+
+}  // namespace
+
+std::string_view name_of(QosClass qos) {
+  switch (qos) {
+    case QosClass::BestEffort: return "BestEffort";
+    case QosClass::Burstable: return "Burstable";
+    case QosClass::Guaranteed: return "Guaranteed";
+  }
+  return "?";
+}
+
+std::string_view name_of(ReservationPolicy policy) { return name_in(kReservationPolicyNames, policy); }
+std::string_view name_of(SwapBehavior behavior) { return name_in(kSwapBehaviorNames, behavior); }
 
 Result<std::optional<bool>> feature_gate(const std::vector<std::string>& lists, std::string_view name) {
   std::optional<bool> out;

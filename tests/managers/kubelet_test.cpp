@@ -106,7 +106,7 @@ TEST(Kubelet, BestEffortGetsMemoryHighOnlyFrom137) {
 }
 
 TEST(Kubelet, TieredReservation) {
-  KubeletConfig k{.minor = 36, .memory_qos = true, .reservation_policy = "TieredReservation"};
+  KubeletConfig k{.minor = 36, .memory_qos = true, .reservation_policy = ReservationPolicy::TieredReservation};
   auto burstable = run(k, one(int64_t{128} << 20, k256Mi));
   EXPECT_EQ(find(burstable, "container app", "memory.low")->value, Limit::of(uint64_t{128} << 20));
   EXPECT_EQ(find(burstable, "container app", "memory.min"), nullptr);
@@ -114,11 +114,11 @@ TEST(Kubelet, TieredReservation) {
   auto g = run(k, guaranteed);
   EXPECT_EQ(find(g, "container app", "memory.min")->value, Limit::of(k256Mi));
   EXPECT_EQ(find(g, "pod", "memory.min")->value, Limit::of(k256Mi));
-  EXPECT_EQ(pod_qos(guaranteed), "Guaranteed");
+  EXPECT_EQ(pod_qos(guaranteed), QosClass::Guaranteed);
 }
 
 TEST(Kubelet, SwapBehaviours) {
-  KubeletConfig k{.minor = 34, .swap_behavior = "LimitedSwap", .capacity = int64_t{16} << 30,
+  KubeletConfig k{.minor = 34, .swap_behavior = SwapBehavior::LimitedSwap, .capacity = int64_t{16} << 30,
                   .swap_capacity = int64_t{4} << 30};
   auto t = run(k, one(int64_t{1} << 30, int64_t{2} << 30));
   EXPECT_EQ(find(t, "container app", "memory.swap.max")->value, Limit::of(268435456));
@@ -147,6 +147,15 @@ TEST(Kubelet, FeatureGates) {
   ASSERT_FALSE(locked);
   EXPECT_EQ(locked.error().what, "cannot set feature gate NodeSwap to false, feature is locked to true");
   EXPECT_FALSE(apply_feature_gates({"NodeSwap"}, k));
+}
+
+TEST(Kubelet, NamesAsTheConfigurationSpellsThem) {
+  EXPECT_EQ(name_of(QosClass::BestEffort), "BestEffort");
+  EXPECT_EQ(name_of(ReservationPolicy::TieredReservation), "TieredReservation");
+  EXPECT_EQ(name_of(SwapBehavior::Unset), "");
+  EXPECT_EQ(name_of(SwapBehavior::LimitedSwap), "LimitedSwap");
+  EXPECT_EQ(pod_qos(one(std::nullopt, std::nullopt)), QosClass::BestEffort);
+  EXPECT_EQ(pod_qos(one(0, k256Mi)), QosClass::Burstable);
 }
 
 TEST(Kubelet, SubmittedPodGetsTheApiDefaultsFirst) {
