@@ -1,12 +1,20 @@
-// Shared by cmd_translate.cpp (flags, managers) and cmd_translate_output.cpp
-// (table, JSON, verdict).
+// Shared by cmd_translate.cpp (the command, common flags), the managers'
+// flags (cmd_translate_kube.cpp, cmd_translate_oci.cpp,
+// cmd_translate_hosts.cpp) and cmd_translate_output.cpp (table, JSON,
+// verdict).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
+#include "common/error.h"
 #include "managers/assignment.h"
+
+namespace CLI {
+class App;
+}
 
 namespace cgmem::cli {
 
@@ -21,5 +29,20 @@ struct TranslateOutput {
 
 // Prints the translation (and the verdict when a working set is given).
 void print_translation(const managers::Translation& t, const TranslateOutput& o);
+
+// One manager's subcommand: define_X() adds the manager's own flags to `sub`,
+// keeps their values in its own options struct, and returns the function
+// that translates them once the command line is parsed.
+using TranslateRun = std::function<Result<managers::Translation>(const TranslateOutput&)>;
+
+TranslateRun define_systemd(CLI::App* sub);
+TranslateRun define_incus(CLI::App* sub);
+TranslateRun define_slurm(CLI::App* sub);
+TranslateRun define_nomad(CLI::App* sub);
+TranslateRun define_docker(CLI::App* sub);
+TranslateRun define_podman(CLI::App* sub);
+TranslateRun define_compose(CLI::App* sub);
+TranslateRun define_runc(CLI::App* sub);
+TranslateRun define_kubelet(CLI::App* sub);
 
 }  // namespace cgmem::cli

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <fmt/format.h>
 
 #include "common/fd.h"
@@ -102,35 +101,6 @@ Result<std::pair<std::string, std::string>> key_value(std::string_view text, con
   if (eq == std::string_view::npos || eq == 0)
     return fail(fmt::format("{} '{}': not KEY=VALUE", flag, text));
   return std::pair{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
-}
-
-Result<std::optional<bool>> feature_gate(const std::vector<std::string>& lists, std::string_view name) {
-  std::optional<bool> out;
-  for (const auto& list : lists) {
-    for (size_t pos = 0; pos <= list.size();) {
-      size_t end = std::min(list.find(',', pos), list.size());
-      std::string_view item(list.data() + pos, end - pos);
-      pos = end + 1;
-      auto kv = key_value(item, "--feature-gate");
-      if (!kv) return std::unexpected(kv.error());
-      if (kv->second != "true" && kv->second != "false")
-        return fail(fmt::format("--feature-gate {}: the value must be true or false", item));
-      if (kv->first != "MemoryQoS" && kv->first != "NodeSwap")
-        return fail(fmt::format("--feature-gate {}: cgmem models MemoryQoS and NodeSwap", item));
-      if (kv->first == name) out = kv->second == "true";
-    }
-  }
-  return out;
-}
-
-Result<std::optional<int64_t>> oci_number(std::string_view text, const char* flag) {
-  if (text.empty()) return std::optional<int64_t>();
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size() || v < -1)
-    return fail(fmt::format("{} {}: not a byte count or -1", flag, text), {},
-                "the OCI spec's int64 bytes, e.g. 268435456");
-  return std::optional<int64_t>(v);
 }
 
 }  // namespace cgmem::managers

@@ -1,14 +1,12 @@
-// Reading what a user hands to `cgmem translate`: files, KEY=VALUE pairs,
-// feature gates, runc's byte counts. Untrusted input is bounded before any
-// parser sees it.
+// Reading what a user hands to `cgmem translate`: files and KEY=VALUE pairs
+// (a manager's own values, such as feature gates, are read next to that
+// manager). Untrusted input is bounded before any parser sees it.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include "common/error.h"
 
@@ -35,12 +33,5 @@ Result<void> check_yaml_shape(std::string_view text, std::string_view name);
 
 // "KEY=VALUE" -> {KEY, VALUE}; `flag` names the option in the error.
 Result<std::pair<std::string, std::string>> key_value(std::string_view text, const char* flag);
-
-// --feature-gate lists ("MemoryQoS=true,NodeSwap=false", repeatable): the
-// value of `name`, or nullopt when not given. Only the gates cgmem models.
-Result<std::optional<bool>> feature_gate(const std::vector<std::string>& lists, std::string_view name);
-
-// runc's --limit/--reservation/--swap: a byte count or -1 (unlimited).
-Result<std::optional<int64_t>> oci_number(std::string_view text, const char* flag);
 
 }  // namespace cgmem::managers

@@ -37,12 +37,12 @@ Result<int64_t> calc_swap(int64_t request, int64_t capacity, int64_t swap) {
   return static_cast<int64_t>(share);
 }
 
-void limited(const KubeletConfig& k, const KubeContainer& c, const std::string& qos, Assignment& a) {
+void limited(const KubeletConfig& k, const KubeContainer& c, QosClass qos, Assignment& a) {
   int64_t request = c.request.value_or(0), limit = c.limit.value_or(0);
   a.value = Limit::of(0);
-  if (qos != "Burstable" || (request == 0 && limit == 0) || request == limit) {
+  if (qos != QosClass::Burstable || (request == 0 && limit == 0) || request == limit) {
     a.rule = fmt::format("LimitedSwap applies only to Burstable containers whose request differs "
-                         "from the limit ({}): 0", qos);
+                         "from the limit ({}): 0", name_of(qos));
     a.source = src("GetContainerSwapBehavior()");
     return;
   }
@@ -61,7 +61,7 @@ void limited(const KubeletConfig& k, const KubeContainer& c, const std::string& 
 void before_128(const KubeletConfig& k, const KubeContainer& c, Assignment& a) {
   bool has_limit = c.limit.value_or(0) != 0;
   a.source = src("generateLinuxContainerConfig()");
-  if (*k.node_swap && k.swap_behavior == "UnlimitedSwap") {
+  if (*k.node_swap && k.swap_behavior == SwapBehavior::UnlimitedSwap) {
     a.value = Limit::max();
     a.rule = "NodeSwap on, UnlimitedSwap: memory+swap -1, swap.max max";
     return;
@@ -79,42 +79,42 @@ void before_128(const KubeletConfig& k, const KubeContainer& c, Assignment& a) {
 
 }  // namespace
 
-Assignment container_swap(const KubeletConfig& k, const KubeContainer& c, const std::string& qos,
+Assignment container_swap(const KubeletConfig& k, const KubeContainer& c, QosClass qos,
                           const std::string& scope) {
   Assignment a{.scope = scope, .file = "memory.swap.max", .value = Limit::of(0),
                .source = src("configureContainerSwapResources()")};
+  const bool unset = k.swap_behavior == SwapBehavior::Unset;
   if (k.minor <= 27) {
     before_128(k, c, a);
   } else if (!*k.node_swap) {
     a.rule = "NodeSwap gate off: NoSwap, 0";
-  } else if (k.swap_behavior == "LimitedSwap") {
+  } else if (k.swap_behavior == SwapBehavior::LimitedSwap) {
     limited(k, c, qos, a);
-  } else if (k.swap_behavior == "UnlimitedSwap" || (k.minor <= 29 && k.swap_behavior.empty())) {
+  } else if (k.swap_behavior == SwapBehavior::UnlimitedSwap || (k.minor <= 29 && unset)) {
     a.value = Limit::max();
-    a.rule = fmt::format("{}UnlimitedSwap: max", k.swap_behavior.empty() ? "swapBehavior unset, 1.28-1.29 default " : "");
+    a.rule = fmt::format("{}UnlimitedSwap: max", unset ? "swapBehavior unset, 1.28-1.29 default " : "");
   } else {
-    a.rule = k.swap_behavior.empty() ? "swapBehavior unset: NoSwap (the default from 1.30), 0"
-                                     : "swapBehavior NoSwap: 0";
+    a.rule = unset ? "swapBehavior unset: NoSwap (the default from 1.30), 0" : "swapBehavior NoSwap: 0";
   }
   if (a.set) with_value(a, a.value, k.page_size);
   return a;
 }
 
 Result<void> check_swap_config(const KubeletConfig& k) {
-  const std::string& b = k.swap_behavior;
+  const SwapBehavior b = k.swap_behavior;
   const std::string where = fmt::format("kubelet 1.{}: pkg/kubelet/apis/config/validation/validation.go "
                                         "ValidateKubeletConfiguration()", k.minor);
-  if (!b.empty() && !*k.node_swap)
+  if (b != SwapBehavior::Unset && !*k.node_swap)
     return fail("invalid configuration: memorySwap.swapBehavior cannot be set when NodeSwap feature flag is "
                 "disabled", {}, where + "; turn the gate on with --feature-gate NodeSwap=true");
-  bool ok = k.minor <= 29 ? (b.empty() || b == "LimitedSwap" || b == "UnlimitedSwap")
-                          : (b.empty() || b == "NoSwap" || b == "LimitedSwap");
+  // NoSwap is new in 1.30, when UnlimitedSwap went (PR 122745).
+  bool ok = k.minor <= 29 ? b != SwapBehavior::NoSwap : b != SwapBehavior::UnlimitedSwap;
   if (!ok)
     return fail(fmt::format("invalid configuration: memorySwap.swapBehavior \"{}\" must be one of: \"\", {}",
-                            b, k.minor <= 29 ? "\"LimitedSwap\", or \"UnlimitedSwap\""
+                            name_of(b), k.minor <= 29 ? "\"LimitedSwap\", or \"UnlimitedSwap\""
                                              : "\"LimitedSwap\" or \"NoSwap\""),
                 {}, where);
-  if (b == "LimitedSwap" && k.minor >= 28 && (!k.capacity || !k.swap_capacity))
+  if (b == SwapBehavior::LimitedSwap && k.minor >= 28 && (!k.capacity || !k.swap_capacity))
     return fail("LimitedSwap needs the node's memory and swap", {}, "give --node-capacity and --swap-capacity");
   return {};
 }

@@ -10,7 +10,7 @@ namespace cgmem::managers {
 
 // The container's memory.swap.max row; `qos` is the pod's QoS class.
 Assignment container_swap(const KubeletConfig& config, const KubeContainer& container,
-                          const std::string& qos, const std::string& scope);
+                          QosClass qos, const std::string& scope);
 
 // The kubelet's own validation of memorySwap.swapBehavior for the version
 // (with the gates resolved).

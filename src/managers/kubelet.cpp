@@ -62,7 +62,7 @@ Result<High> memory_high(const KubeletConfig& k, const KubeContainer& c,
 }
 
 // memory.min / memory.low for a container or a pod, by version and policy.
-void protection(const KubeletConfig& k, const std::string& qos, const std::string& scope,
+void protection(const KubeletConfig& k, QosClass qos, const std::string& scope,
                 int64_t request, const char* source, Translation& out) {
   if (request == 0) return;
   const Limit bytes = Limit::of(static_cast<uint64_t>(request));
@@ -73,10 +73,10 @@ void protection(const KubeletConfig& k, const std::string& qos, const std::strin
                bytes, k.page_size);
     return;
   }
-  if (k.reservation_policy != "TieredReservation") return;
-  bool guaranteed = qos == "Guaranteed";
+  if (k.reservation_policy != ReservationPolicy::TieredReservation) return;
+  bool guaranteed = qos == QosClass::Guaranteed;
   with_value(add(out, {.scope = scope, .file = guaranteed ? "memory.min" : "memory.low",
-                       .rule = fmt::format("TieredReservation, {}: {} = requests.memory {}", qos,
+                       .rule = fmt::format("TieredReservation, {}: {} = requests.memory {}", name_of(qos),
                                            guaranteed ? "memory.min" : "memory.low", request),
                        .source = source}),
              bytes, k.page_size);
@@ -109,7 +109,7 @@ void oom_group(const KubeletConfig& k, const KubeContainer& c, Translation& out)
 }
 
 // MemoryQoS: memory.min/low and memory.high of one container.
-Result<void> container_qos(const KubeletConfig& k, const KubeContainer& c, const std::string& qos,
+Result<void> container_qos(const KubeletConfig& k, const KubeContainer& c, QosClass qos,
                            std::optional<int64_t> allocatable, Translation& out) {
   std::string scope = scope_of(c);
   if (!*k.memory_qos) {
@@ -132,7 +132,7 @@ Result<void> container_qos(const KubeletConfig& k, const KubeContainer& c, const
 
 // The pod cgroup: memory.max (the sum of the limits, or the pod-level one)
 // and, with MemoryQoS, its memory.min/low.
-void pod_files(const KubeletConfig& k, const KubePod& pod, const std::string& qos, Translation& out) {
+void pod_files(const KubeletConfig& k, const KubePod& pod, QosClass qos, Translation& out) {
   const std::string scope = pod.name.empty() ? "pod" : "pod " + pod.name;
   int64_t sum_limits = 0, sum_requests = 0, init_limit = 0, init_request = 0;
   bool all_limited = !pod.containers.empty();
@@ -195,10 +195,7 @@ Result<KubeletConfig> resolve_kubelet_config(KubeletConfig k) {
     return fail(fmt::format("invalid configuration: memoryThrottlingFactor {} must be greater than 0 "
                             "and less than or equal to 1.0",
                             *k.factor));
-  if (k.reservation_policy != "None" && k.reservation_policy != "TieredReservation")
-    return fail(fmt::format("memoryReservationPolicy '{}' is not None or TieredReservation",
-                            k.reservation_policy));
-  if (k.reservation_policy == "TieredReservation" && k.minor < 36)
+  if (k.reservation_policy == ReservationPolicy::TieredReservation && k.minor < 36)
     return fail(fmt::format("memoryReservationPolicy is new in 1.36; 1.{} has none", k.minor));
   if (!k.memory_qos) k.memory_qos = k.minor >= 37;
   if (k.node_swap == false && k.minor >= 34)
@@ -267,7 +264,7 @@ Result<void> validate_pod(const KubePod& pod) {
   return check("pod", pod.request, pod.limit);
 }
 
-std::string pod_qos(const KubePod& pod) {
+QosClass pod_qos(const KubePod& pod) {
   bool any = false, guaranteed = true;
   for (const auto& c : pod.containers) {
     any |= c.request.value_or(0) || c.limit.value_or(0) || c.cpu_request.value_or(0) ||
@@ -275,15 +272,15 @@ std::string pod_qos(const KubePod& pod) {
     guaranteed &= c.limit.value_or(0) && c.cpu_limit.value_or(0) && c.request == c.limit &&
                   c.cpu_request == c.cpu_limit;
   }
-  if (!any) return "BestEffort";
-  return guaranteed ? "Guaranteed" : "Burstable";
+  if (!any) return QosClass::BestEffort;
+  return guaranteed ? QosClass::Guaranteed : QosClass::Burstable;
 }
 
 Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod) {
   if (auto r = validate_pod(pod); !r) return std::unexpected(r.error());
   Translation out{.manager = fmt::format("kubelet 1.{}", k.minor)};
-  std::string qos = pod_qos(pod);
-  out.notes.push_back(fmt::format("pod QoS class: {}; MemoryQoS gate {}{}", qos,
+  const QosClass qos = pod_qos(pod);
+  out.notes.push_back(fmt::format("pod QoS class: {}; MemoryQoS gate {}{}", name_of(qos),
                                   *k.memory_qos ? "on" : "off",
                                   k.factor ? fmt::format(", memoryThrottlingFactor {}", *k.factor)
                                            : ", memoryThrottlingFactor unset"));

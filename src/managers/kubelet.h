@@ -31,16 +31,43 @@
 //     pod-level limit (spec.resources, PodLevelResources).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
 #include "managers/assignment.h"
 
 namespace cgmem::managers {
+
+// GetPodQOS() (pkg/apis/core/helper/qos): the pod's class, after defaulting.
+enum class QosClass { BestEffort, Burstable, Guaranteed };
+
+// memoryReservationPolicy (1.36+, KEP-2570): which requests become
+// memory.min/low.
+enum class ReservationPolicy { None, TieredReservation };
+
+// memorySwap.swapBehavior. Which names a version takes is the kubelet's own
+// validation (check_swap_config() in kube_swap.h); Unset is "", the
+// version's default.
+enum class SwapBehavior { Unset, NoSwap, LimitedSwap, UnlimitedSwap };
+
+// The names as the kubelet's configuration spells them.
+inline constexpr std::array<std::pair<std::string_view, ReservationPolicy>, 2> kReservationPolicyNames = {
+    {{"None", ReservationPolicy::None}, {"TieredReservation", ReservationPolicy::TieredReservation}}};
+inline constexpr std::array<std::pair<std::string_view, SwapBehavior>, 4> kSwapBehaviorNames = {
+    {{"", SwapBehavior::Unset},
+     {"NoSwap", SwapBehavior::NoSwap},
+     {"LimitedSwap", SwapBehavior::LimitedSwap},
+     {"UnlimitedSwap", SwapBehavior::UnlimitedSwap}}};
+
+std::string_view name_of(QosClass qos);
+std::string_view name_of(ReservationPolicy policy);
+std::string_view name_of(SwapBehavior behavior);  // "" for Unset
 
 struct KubeContainer {
   std::string name = "app";
@@ -61,8 +88,8 @@ struct KubeletConfig {
   std::optional<bool> memory_qos;          // --feature-gate MemoryQoS=; nullopt: the version's default
   std::optional<bool> node_swap;           // --feature-gate NodeSwap=
   std::optional<double> factor;            // memoryThrottlingFactor; nullopt: the version's default
-  std::string reservation_policy = "None"; // memoryReservationPolicy (1.36+)
-  std::string swap_behavior;               // memorySwap.swapBehavior; "": the version's default
+  ReservationPolicy reservation_policy = ReservationPolicy::None;  // memoryReservationPolicy (1.36+)
+  SwapBehavior swap_behavior = SwapBehavior::Unset;                // memorySwap.swapBehavior
   bool single_process_oom_kill = false;    // singleProcessOOMKill (1.32+)
   std::optional<int64_t> capacity;         // node memory capacity
   int64_t system_reserved = 0, kube_reserved = 0;
@@ -87,10 +114,22 @@ KubePod apply_api_defaults(KubePod pod, std::vector<std::string>& notes, int min
 // memory request above its limit, for a container or the pod.
 Result<void> validate_pod(const KubePod& pod);
 
-// "Guaranteed", "Burstable" or "BestEffort" (GetPodQOS), after defaulting.
-std::string pod_qos(const KubePod& pod);
+// GetPodQOS(), after defaulting.
+QosClass pod_qos(const KubePod& pod);
 
 Result<Translation> translate_kubelet(const KubeletConfig& config, const KubePod& pod);
+
+// A pod as submitted: apply_api_defaults() (its notes first), then
+// translate_kubelet().
+Result<Translation> translate_submitted_pod(const KubeletConfig& config, const KubePod& pod);
+
+// --feature-gate lists ("MemoryQoS=true,NodeSwap=false", repeatable): the
+// value of `name`, or nullopt when not given. Only the gates cgmem models.
+Result<std::optional<bool>> feature_gate(const std::vector<std::string>& lists, std::string_view name);
+
+// Both gates cgmem models from the lists into `config` (nullopt: the
+// version's default, which resolve_kubelet_config() fills in).
+Result<void> apply_feature_gates(const std::vector<std::string>& lists, KubeletConfig& config);
 
 // A pod from YAML: kind Pod, a workload with spec.template (Deployment,
 // StatefulSet, DaemonSet, ReplicaSet, Job) or a CronJob. Every container's

@@ -161,6 +161,16 @@ Result<Translation> translate_runc(const OciMemory& memory, uint64_t page_size) 
   return out;
 }
 
+Result<std::optional<int64_t>> oci_number(std::string_view text, const char* flag) {
+  if (text.empty()) return std::optional<int64_t>();
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v < -1)
+    return fail(fmt::format("{} {}: not a byte count or -1", flag, text), {},
+                "the OCI spec's int64 bytes, e.g. 268435456");
+  return std::optional<int64_t>(v);
+}
+
 Result<OciMemory> parse_oci_spec(std::string_view json_text) {
   auto doc = nlohmann::json::parse(json_text, nullptr, false);
   if (doc.is_discarded()) return fail("OCI spec: not valid JSON");

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,10 @@ Result<void> crun_assignments(const OciMemory& memory, const std::string& scope,
                               uint64_t page_size, Translation& out);
 
 Result<Translation> translate_runc(const OciMemory& memory, uint64_t page_size);
+
+// runc's --limit/--reservation/--swap: the spec's int64 byte count, or -1
+// (unlimited); nullopt for an empty text. `flag` names the option in the error.
+Result<std::optional<int64_t>> oci_number(std::string_view text, const char* flag);
 
 // An OCI config.json's linux.resources.memory and linux.resources.unified.
 Result<OciMemory> parse_oci_spec(std::string_view json_text);

@@ -139,6 +139,12 @@ void apply_oom_policy(Translation& out, const std::map<std::string, std::string>
 
 }  // namespace
 
+bool needs_ram(const SystemdUnit& unit) {
+  for (const auto& p : unit.properties)
+    if (parse_permyriad(p.value)) return true;
+  return false;
+}
+
 Result<Translation> translate_systemd(const SystemdInput& in) {
   Translation out{.manager = "systemd", .notes = in.unit.notes};
   std::map<std::string, Parsed> chosen;           // property name -> last valid value

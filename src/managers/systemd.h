@@ -67,6 +67,9 @@ Result<SystemdUnit> parse_unit_file(std::string_view text, std::string_view name
 // "-p Name=Value", as systemd-run takes it.
 Result<SystemdProperty> parse_property_assignment(std::string_view text);
 
+// Whether a property is a share of RAM ("3%"), so the RAM must be known.
+bool needs_ram(const SystemdUnit& unit);
+
 Result<Translation> translate_systemd(const SystemdInput& input);
 
 }  // namespace cgmem::managers

@@ -126,5 +126,15 @@ TEST(Runc, SpecConversion) {
   EXPECT_FALSE(parse_oci_spec(R"({"linux": {"resources": {"memory": {"limit": "1G"}}}})"));
 }
 
+TEST(Runc, FlagNumbers) {
+  EXPECT_EQ(oci_number("", "--limit").value(), std::nullopt);
+  EXPECT_EQ(oci_number("-1", "--limit").value(), -1);
+  EXPECT_EQ(oci_number("268435456", "--limit").value(), 268435456);
+  EXPECT_EQ(oci_number("-2", "--limit").error().message(),
+            "--limit -2: not a byte count or -1 (the OCI spec's int64 bytes, e.g. 268435456)");
+  EXPECT_FALSE(oci_number("256M", "--limit"));
+  EXPECT_FALSE(oci_number("99999999999999999999", "--limit"));
+}
+
 }  // namespace
 }  // namespace cgmem::managers

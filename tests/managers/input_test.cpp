@@ -58,17 +58,5 @@ TEST(Input, FilesAreBounded) {
   EXPECT_EQ(missing.error().message(), "read: /nonexistent/x: No such file or directory");
 }
 
-TEST(Input, FeatureGatesAndOciNumbers) {
-  EXPECT_EQ(feature_gate({"MemoryQoS=true,NodeSwap=false"}, "NodeSwap").value(), false);
-  EXPECT_EQ(feature_gate({"MemoryQoS=true"}, "NodeSwap").value(), std::nullopt);
-  EXPECT_EQ(feature_gate({"Foo=true"}, "NodeSwap").error().what,
-            "--feature-gate Foo=true: cgmem models MemoryQoS and NodeSwap");
-  EXPECT_EQ(oci_number("-1", "--limit").value(), -1);
-  EXPECT_EQ(oci_number("268435456", "--limit").value(), 268435456);
-  EXPECT_FALSE(oci_number("-2", "--limit"));
-  EXPECT_FALSE(oci_number("256M", "--limit"));
-  EXPECT_FALSE(oci_number("99999999999999999999", "--limit"));
-}
-
 }  // namespace
 }  // namespace cgmem::managers

@@ -106,7 +106,7 @@ TEST(Kubelet, BestEffortGetsMemoryHighOnlyFrom137) {
 }
 
 TEST(Kubelet, TieredReservation) {
-  KubeletConfig k{.minor = 36, .memory_qos = true, .reservation_policy = "TieredReservation"};
+  KubeletConfig k{.minor = 36, .memory_qos = true, .reservation_policy = ReservationPolicy::TieredReservation};
   auto burstable = run(k, one(int64_t{128} << 20, k256Mi));
   EXPECT_EQ(find(burstable, "container app", "memory.low")->value, Limit::of(uint64_t{128} << 20));
   EXPECT_EQ(find(burstable, "container app", "memory.min"), nullptr);
@@ -114,11 +114,11 @@ TEST(Kubelet, TieredReservation) {
   auto g = run(k, guaranteed);
   EXPECT_EQ(find(g, "container app", "memory.min")->value, Limit::of(k256Mi));
   EXPECT_EQ(find(g, "pod", "memory.min")->value, Limit::of(k256Mi));
-  EXPECT_EQ(pod_qos(guaranteed), "Guaranteed");
+  EXPECT_EQ(pod_qos(guaranteed), QosClass::Guaranteed);
 }
 
 TEST(Kubelet, SwapBehaviours) {
-  KubeletConfig k{.minor = 34, .swap_behavior = "LimitedSwap", .capacity = int64_t{16} << 30,
+  KubeletConfig k{.minor = 34, .swap_behavior = SwapBehavior::LimitedSwap, .capacity = int64_t{16} << 30,
                   .swap_capacity = int64_t{4} << 30};
   auto t = run(k, one(int64_t{1} << 30, int64_t{2} << 30));
   EXPECT_EQ(find(t, "container app", "memory.swap.max")->value, Limit::of(268435456));
@@ -129,6 +129,44 @@ TEST(Kubelet, SwapBehaviours) {
 TEST(Kubelet, SingleProcessOomKill) {
   auto t = run({.minor = 32, .single_process_oom_kill = true}, one(0, k256Mi));
   EXPECT_FALSE(find(t, "container app", "memory.oom.group")->set);
+}
+
+TEST(Kubelet, FeatureGates) {
+  EXPECT_EQ(feature_gate({"MemoryQoS=true,NodeSwap=false"}, "NodeSwap").value(), false);
+  EXPECT_EQ(feature_gate({"MemoryQoS=true"}, "NodeSwap").value(), std::nullopt);
+  EXPECT_EQ(feature_gate({"Foo=true"}, "NodeSwap").error().what,
+            "--feature-gate Foo=true: cgmem models MemoryQoS and NodeSwap");
+  EXPECT_EQ(feature_gate({"MemoryQoS=yes"}, "MemoryQoS").error().what,
+            "--feature-gate MemoryQoS=yes: the value must be true or false");
+  KubeletConfig k;
+  ASSERT_TRUE(apply_feature_gates({"MemoryQoS=true", "NodeSwap=false"}, k));
+  EXPECT_EQ(k.memory_qos, true);
+  EXPECT_EQ(k.node_swap, false);
+  // NodeSwap is locked to true from 1.34: the kubelet refuses to start.
+  auto locked = resolve_kubelet_config(k);
+  ASSERT_FALSE(locked);
+  EXPECT_EQ(locked.error().what, "cannot set feature gate NodeSwap to false, feature is locked to true");
+  EXPECT_FALSE(apply_feature_gates({"NodeSwap"}, k));
+}
+
+TEST(Kubelet, NamesAsTheConfigurationSpellsThem) {
+  EXPECT_EQ(name_of(QosClass::BestEffort), "BestEffort");
+  EXPECT_EQ(name_of(ReservationPolicy::TieredReservation), "TieredReservation");
+  EXPECT_EQ(name_of(SwapBehavior::Unset), "");
+  EXPECT_EQ(name_of(SwapBehavior::LimitedSwap), "LimitedSwap");
+  EXPECT_EQ(pod_qos(one(std::nullopt, std::nullopt)), QosClass::BestEffort);
+  EXPECT_EQ(pod_qos(one(0, k256Mi)), QosClass::Burstable);
+}
+
+TEST(Kubelet, SubmittedPodGetsTheApiDefaultsFirst) {
+  auto k = resolve_kubelet_config({.minor = 36, .memory_qos = true});
+  ASSERT_TRUE(k);
+  auto t = translate_submitted_pod(*k, one(std::nullopt, k256Mi));
+  ASSERT_TRUE(t) << t.error().message();
+  ASSERT_GE(t->notes.size(), 2u);
+  EXPECT_TRUE(t->notes[0].starts_with("container app: a limit without a request")) << t->notes[0];
+  EXPECT_TRUE(t->notes[1].starts_with("pod QoS class: Burstable")) << t->notes[1];
+  EXPECT_FALSE(find(*t, "container app", "memory.high")->set);
 }
 
 TEST(Kubelet, BadConfigIsAnError) {

@@ -174,5 +174,12 @@ TEST(Systemd, PropertyAssignment) {
   EXPECT_EQ(bad.error().message(), "-p 'MemoryMax': not a Name=Value assignment (e.g. -p MemoryMax=256M)");
 }
 
+TEST(Systemd, OnlySharesNeedTheRam) {
+  SystemdUnit unit{.properties = {{.name = "MemoryMax", .value = "256M"}}};
+  EXPECT_FALSE(needs_ram(unit));
+  unit.properties.push_back({.name = "MemoryHigh", .value = "3%"});
+  EXPECT_TRUE(needs_ram(unit));
+}
+
 }  // namespace
 }  // namespace cgmem::managers

@@ -149,3 +149,37 @@ TEST(TranslateCli, ADeviceAsTheFileEndsAtOnce) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 19: the kubelet's reservation policy and swap behaviour are read
+// once, at the flag, into enums; a name the kubelet does not know is refused
+// there with the names it does. Which names a version takes is still the
+// kubelet's own check.
+TEST(TranslateCli, EnumFlagsNameWhatTheyTake) {
+  auto policy = run("kubelet --limit 256Mi --memory-reservation-policy Tiered");
+  EXPECT_EQ(policy.code, 2);
+  EXPECT_TRUE(has(policy, "cgmem: error: --memory-reservation-policy: 'Tiered' is not one of None, "
+                          "TieredReservation\n")) << policy.text;
+  auto swap = run("kubelet --limit 256Mi --swap-behavior Unlimited");
+  EXPECT_EQ(swap.code, 2);
+  EXPECT_TRUE(has(swap, "cgmem: error: --swap-behavior: 'Unlimited' is not one of NoSwap, LimitedSwap, "
+                        "UnlimitedSwap\n")) << swap.text;
+  auto tiered = run("kubelet --version 1.36 --limit 256Mi --request 128Mi --feature-gate MemoryQoS=true "
+                    "--memory-reservation-policy TieredReservation");
+  EXPECT_EQ(tiered.code, 0) << tiered.text;
+  EXPECT_TRUE(has(tiered, "container app  memory.low        134217728  128MiB")) << tiered.text;
+  auto unlimited = run("kubelet --version 1.29 --feature-gate NodeSwap=true --swap-behavior UnlimitedSwap "
+                       "--limit 2Gi --request 1Gi --json");
+  EXPECT_EQ(unlimited.code, 0) << unlimited.text;
+  EXPECT_TRUE(has(unlimited, "\"rule\": \"UnlimitedSwap: max\"")) << unlimited.text;
+  auto gone = run("kubelet --version 1.30 --swap-behavior UnlimitedSwap --limit 256Mi");
+  EXPECT_EQ(gone.code, 2);
+  EXPECT_TRUE(has(gone, "memorySwap.swapBehavior \"UnlimitedSwap\" must be one of: \"\", \"LimitedSwap\" or "
+                        "\"NoSwap\"")) << gone.text;
+  auto unset = run("kubelet --version 1.36 --swap-behavior '' --limit 256Mi");
+  EXPECT_EQ(unset.code, 0) << unset.text;
+  EXPECT_TRUE(has(unset, "swapBehavior unset: NoSwap (the default from 1.30), 0")) << unset.text;
+}
+
+}  // namespace

@@ -42,7 +42,7 @@ TEST(UpstreamKubelet, DefaultPodRequests) {
                .limit = kGi};
   EXPECT_EQ(apply_api_defaults(init, notes, 34).request, 512 * kMi);
   // TieredReservation then protects the containers' total, not the limit.
-  auto t = run({.minor = 36, .memory_qos = true, .reservation_policy = "TieredReservation", .capacity = 8 * kGi},
+  auto t = run({.minor = 36, .memory_qos = true, .reservation_policy = ReservationPolicy::TieredReservation, .capacity = 8 * kGi},
                pod);
   ASSERT_TRUE(t) << t.error().message();
   EXPECT_EQ(find(*t, "pod", "memory.low")->value, Limit::of(384 * kMi));
@@ -52,7 +52,7 @@ TEST(UpstreamKubelet, DefaultPodRequests) {
 // the node's memory is an error, and ConfigureLimitedSwap() falls back to
 // no swap.
 TEST(UpstreamKubelet, LimitedSwapRequestAboveCapacityIsNoSwap) {
-  KubeletConfig k{.minor = 34, .swap_behavior = "LimitedSwap", .capacity = 16 * kGi, .swap_capacity = 4 * kGi};
+  KubeletConfig k{.minor = 34, .swap_behavior = SwapBehavior::LimitedSwap, .capacity = 16 * kGi, .swap_capacity = 4 * kGi};
   auto t = run(k, one(32 * kGi, 64 * kGi));
   ASSERT_NE(swap(t), nullptr);
   EXPECT_EQ(swap(t)->value, Limit::of(0));
@@ -75,22 +75,22 @@ TEST(UpstreamKubelet, SwapBefore130) {
   EXPECT_EQ(swap(run({.minor = 25}, one(kGi, 2 * kGi)))->value, Limit::of(0));
   EXPECT_FALSE(swap(run({.minor = 25}, one(kGi, std::nullopt)))->set);
   // Gate on, UnlimitedSwap: memory+swap -1.
-  EXPECT_TRUE(swap(run({.minor = 25, .node_swap = true, .swap_behavior = "UnlimitedSwap"}, one(kGi, 2 * kGi)))
+  EXPECT_TRUE(swap(run({.minor = 25, .node_swap = true, .swap_behavior = SwapBehavior::UnlimitedSwap}, one(kGi, 2 * kGi)))
                   ->value.is_max());
   // 1.28-1.29: gate off is NoSwap (0), gate on and unset is UnlimitedSwap.
   EXPECT_EQ(swap(run({.minor = 28}, one(kGi, std::nullopt)))->value, Limit::of(0));
   EXPECT_TRUE(swap(run({.minor = 29, .node_swap = true}, one(kGi, 2 * kGi)))->value.is_max());
-  KubeletConfig limited{.minor = 29, .node_swap = true, .swap_behavior = "LimitedSwap", .capacity = 16 * kGi,
+  KubeletConfig limited{.minor = 29, .node_swap = true, .swap_behavior = SwapBehavior::LimitedSwap, .capacity = 16 * kGi,
                         .swap_capacity = 4 * kGi};
   EXPECT_EQ(swap(run(limited, one(kGi, 2 * kGi)))->value, Limit::of(268435456));
   // 1.30+: unset is NoSwap; UnlimitedSwap is gone.
   EXPECT_EQ(swap(run({.minor = 30}, one(kGi, 2 * kGi)))->value, Limit::of(0));
-  auto gone = run({.minor = 30, .swap_behavior = "UnlimitedSwap"}, one(kGi, 2 * kGi));
+  auto gone = run({.minor = 30, .swap_behavior = SwapBehavior::UnlimitedSwap}, one(kGi, 2 * kGi));
   ASSERT_FALSE(gone);
   EXPECT_EQ(gone.error().what,
             "invalid configuration: memorySwap.swapBehavior \"UnlimitedSwap\" must be one of: \"\", "
             "\"LimitedSwap\" or \"NoSwap\"");
-  auto gate_off = run({.minor = 29, .swap_behavior = "LimitedSwap"}, one(kGi, 2 * kGi));
+  auto gate_off = run({.minor = 29, .swap_behavior = SwapBehavior::LimitedSwap}, one(kGi, 2 * kGi));
   ASSERT_FALSE(gate_off);
   EXPECT_EQ(gate_off.error().what,
             "invalid configuration: memorySwap.swapBehavior cannot be set when NodeSwap feature flag is disabled");
