@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "common/file.h"
 #include "support/run_cgmem.h"
@@ -38,10 +37,7 @@ class GuardCli : public ::testing::Test {
     auto o = run_shell(rise + CGMEM_BINARY + std::string(" guard --policy ") + policy_ + " --root " + root_ +
                        " --json --count 8 --interval 100ms " + flags + " 2>/dev/null; wait");
     EXPECT_EQ(o.code, 0) << o.text;
-    std::vector<json> out;
-    std::istringstream in(o.text);
-    for (std::string line; std::getline(in, line);) out.push_back(json::parse(line, nullptr, false));
-    return out;
+    return cgmem::testing::json_lines(o.text);
   }
   TempDir tmp_;
   std::string root_, policy_;

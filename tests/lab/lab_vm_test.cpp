@@ -5,37 +5,23 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "model/penalty.h"
+#include "support/vm_out.h"
 
 namespace {
 
 using nlohmann::json;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(std::string(CGMEM_LAB_VM_OUT) + "/" + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string slurp(const std::string& path) { return cgmem::testing::slurp_out(CGMEM_LAB_VM_OUT, path); }
 
 json read_json(const std::string& path) { return json::parse(slurp(path), nullptr, false); }
 
-std::vector<json> read_lines(const std::string& path) {
-  std::vector<json> out;
-  std::istringstream in(slurp(path));
-  for (std::string line; std::getline(in, line);) {
-    auto j = json::parse(line, nullptr, false);
-    if (!j.is_discarded()) out.push_back(j);
-  }
-  return out;
-}
+std::vector<json> read_lines(const std::string& path) { return cgmem::testing::json_lines_of(slurp(path)); }
 
 struct RunDirFiles {
   json meta, outcome;

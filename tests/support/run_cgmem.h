@@ -12,6 +12,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace cgmem::testing {
 
@@ -28,6 +31,15 @@ inline Output run_shell(const std::string& command) {
   while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) text.append(buffer.data(), n);
   int status = pclose(pipe);
   return {text, WEXITSTATUS(status)};
+}
+
+// A command's JSON lines, one value per line; a line that is not JSON stays
+// as a discarded value, so a test's checks on it fail.
+inline std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line, nullptr, false));
+  return out;
 }
 
 // `env` is prefixed to the command line, e.g. "PATH=/nowhere ".

@@ -14,18 +14,12 @@
 
 namespace {
 
+using cgmem::testing::json_lines;
 using cgmem::testing::run_cgmem;
 using cgmem::testing::run_cgmem_split;
 using cgmem::testing::run_shell;
 using cgmem::testing::TempDir;
 using nlohmann::json;
-
-std::vector<json> json_lines(const std::string& text) {
-  std::vector<json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line, nullptr, false));
-  return out;
-}
 
 class WatchCli : public ::testing::Test {
  protected:

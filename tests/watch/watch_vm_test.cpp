@@ -11,26 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "support/vm_out.h"
+
 namespace {
 
 using nlohmann::json;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(std::string(CGMEM_WATCH_VM_OUT) + "/" + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<json> lines(const std::string& path) {
-  std::vector<json> out;
-  std::istringstream in(slurp(path));
-  for (std::string line; std::getline(in, line);) {
-    auto j = json::parse(line, nullptr, false);
-    if (!j.is_discarded()) out.push_back(j);
-  }
-  return out;
-}
+std::string slurp(const std::string& path) { return cgmem::testing::slurp_out(CGMEM_WATCH_VM_OUT, path); }
+std::vector<json> lines(const std::string& path) { return cgmem::testing::json_lines_of(slurp(path)); }
 
 // The states each cgroup was given in the interval lines (not events).
 std::map<std::string, std::vector<std::string>> interval_states(const std::vector<json>& rows) {
