@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "cgroup/reader.h"
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::cgroup {
 

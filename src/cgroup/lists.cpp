@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::cgroup {
 

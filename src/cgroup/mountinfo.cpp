@@ -1,6 +1,6 @@
 #include "cgroup/mountinfo.h"
 
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::cgroup {
 

@@ -1,6 +1,6 @@
 #include "cgroup/single_value.h"
 
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::cgroup {
 

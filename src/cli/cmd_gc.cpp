@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cgroup/host_probe.h"
+#include "host/probe.h"
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
@@ -23,7 +23,7 @@ int run_gc(std::span<char*> args) {
   app.add_flag("--json", json, "print JSON");
   if (int code = parse(app, args); code >= 0) return code;
   if (parent.empty()) {
-    auto facts = cgroup::probe_host();
+    auto facts = host::probe_host();
     if (!facts.cgroup2_mount) {
       print_error("no cgroup2 file system is mounted here; pass --parent");
       return kUnavailable;

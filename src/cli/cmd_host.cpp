@@ -1,8 +1,8 @@
 // `cgmem host`: what this machine's kernel and cgroups can do, read only.
 #include <fmt/format.h>
 
-#include "cgroup/host_json.h"
-#include "cgroup/host_probe.h"
+#include "host/json.h"
+#include "host/probe.h"
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
@@ -15,14 +15,14 @@ std::string joined(const std::vector<std::string>& words) {
   return words.empty() ? "(none)" : fmt::format("{}", fmt::join(words, " "));
 }
 
-std::string swap_text(const cgroup::HostFacts& facts) {
+std::string swap_text(const host::HostFacts& facts) {
   if (facts.swaps.empty()) return "none";
   std::string out = format_bytes(facts.swap_total_bytes) + " on";
   for (const auto& swap : facts.swaps) out += " " + swap.name;
   return out;
 }
 
-void print_table(const cgroup::HostFacts& f) {
+void print_table(const host::HostFacts& f) {
   auto row = [](std::string_view name, const std::string& value) {
     fmt::print("{:<20}{}\n", name, value);
   };
@@ -52,16 +52,16 @@ void print_table(const cgroup::HostFacts& f) {
 int run_host(std::span<char*> args) {
   CLI::App app("Report what this machine's kernel and cgroups can do for cgmem (reads only).", "host");
   bool json = false;
-  cgroup::HostRoots roots;
+  host::HostRoots roots;
   app.add_flag("--json", json, "print JSON");
   app.add_option("--proc", roots.proc, "read this directory as /proc")->capture_default_str()->check(CLI::ExistingDirectory);
   app.add_option("--sys", roots.sys, "read this directory as /sys")->capture_default_str()->check(CLI::ExistingDirectory);
   app.add_option("--boot", roots.boot, "read this directory as /boot (may be absent)")->capture_default_str();
   if (int code = parse(app, args); code >= 0) return code;
 
-  cgroup::HostFacts facts = cgroup::probe_host(roots);
+  host::HostFacts facts = host::probe_host(roots);
   if (json) {
-    fmt::print("{}\n", cgroup::host_facts_json(facts).dump(2));
+    fmt::print("{}\n", host::host_facts_json(facts).dump(2));
   } else {
     print_table(facts);
   }

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cgroup/host_json.h"
-#include "cgroup/host_probe.h"
+#include "host/json.h"
+#include "host/probe.h"
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
@@ -94,12 +94,6 @@ void add_run_flags(CLI::App& app, lab::RunOptions& o, uint64_t& neighbour) {
   app.add_flag("--force", o.force, "allow memory.max/high below 1MiB or above RAM");
 }
 
-std::string self_exe() {
-  std::error_code ec;
-  auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("cgmem") : path.string();
-}
-
 void print_result(const lab::RunResult& r) {
   const auto& j = r.outcome_json;
   fmt::print("{:<9}{}\n", "run dir", r.run_dir);
@@ -176,7 +170,7 @@ int run_run(std::span<char*> args) {
     options.workload_args = workload_words;
   }
 
-  auto facts = cgroup::probe_host();
+  auto facts = host::probe_host();
   lab::Machine machine{.cpus = std::max(facts.cpus, 1u), .mem_total_bytes = facts.mem_total_bytes};
   if (auto valid = lab::validate(options, machine); !valid) return print_error(valid.error()), kUsage;
   auto workload = command ? Result<lab::WorkloadOptions>() : parse_workload_words(options.workload_args);
@@ -193,7 +187,7 @@ int run_run(std::span<char*> args) {
   std::string out = options.out.value_or(lab::default_run_path(".", options.name, std::time(nullptr)));
   setup.run_dir = std::filesystem::absolute(out).lexically_normal().string();
   setup.machine = machine;
-  setup.host = cgroup::host_facts_json(facts);
+  setup.host = host::host_facts_json(facts);
   setup.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
   if (!options.quiet) setup.progress = print_line_to_stderr;
 

@@ -9,9 +9,10 @@
 #include <fmt/format.h>
 #include <unordered_map>
 
-#include "cgroup/host_probe.h"
+#include "host/probe.h"
 #include "cli/app.h"
 #include "cli/cmd_watch_scan.h"
+#include "cli/signals.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "watch/render.h"
@@ -66,7 +67,7 @@ int write_snapshot(const std::string& out, const TreeSetup& setup, const Output&
   watch::SnapshotMeta meta;
   meta.root = setup.options.root;
   meta.kernel_facts = setup.options.kernel;
-  cgroup::HostFacts facts = cgroup::probe_host();
+  host::HostFacts facts = host::probe_host();
   meta.kernel = facts.kernel;
   meta.hz_source = facts.hz_source;
   std::span<const Row> rows;

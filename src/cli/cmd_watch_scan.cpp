@@ -2,16 +2,13 @@
 
 #include <time.h>
 
-#include "cgroup/host_probe.h"
+#include "host/probe.h"
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "lab/duration.h"
 
 namespace cgmem::cli {
 namespace {
-
-volatile std::sig_atomic_t g_stop = 0;
-void on_signal(int) { g_stop = 1; }
 
 Result<std::optional<std::regex>> compile(const std::string& text) {
   if (text.empty()) return std::optional<std::regex>();
@@ -51,7 +48,7 @@ TreeSetup live_setup(const TreeFlags& flags) {
     setup.exit_code = kUsage;
     return setup;
   }
-  cgroup::HostFacts facts = cgroup::probe_host();
+  host::HostFacts facts = host::probe_host();
   watch::ScanOptions& o = setup.options;
   o.root = flags.root;
   if (o.root.empty()) {
@@ -86,13 +83,5 @@ double unix_time_s() {
   return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
 }
 
-void catch_stop_signals() {
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
-}
-
-bool stop_requested() { return g_stop != 0; }
 
 }  // namespace cgmem::cli

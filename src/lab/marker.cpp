@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::lab {
 
@@ -17,7 +17,7 @@ std::optional<Mark> parse_mark(std::string_view text) {
   if (!text.starts_with("pid=")) return std::nullopt;
   text.remove_prefix(4);
   size_t space = text.find(' ');
-  auto pid = cgroup::to_u64(text.substr(0, space));
+  auto pid = to_u64(text.substr(0, space));
   if (!pid || *pid == 0 || *pid > 0x7fffffff) return std::nullopt;
   Mark mark{.driver = static_cast<pid_t>(*pid)};
   if (space != std::string_view::npos && text.substr(space + 1).starts_with("dir="))

@@ -12,7 +12,7 @@
 #include "cgroup/flat_keyed.h"
 #include "cgroup/nested_keyed.h"
 #include "cgroup/pressure.h"
-#include "cgroup/text.h"
+#include "common/text.h"
 #include "common/file.h"
 #include "proc/stat.h"
 #include "proc/wchan.h"
@@ -90,7 +90,7 @@ int Sampler::emit_file(File& file, TickSummary& summary) {
   if (!text) return errno != 0 ? errno : EIO;
   switch (file.kind) {
     case Kind::counter: {
-      auto value = cgroup::to_u64(cgroup::trim_end(*text));
+      auto value = to_u64(trim_end(*text));
       if (!value) return EINVAL;
       line_.field(file.json_key, *value);
       if (file.name == files::kMemoryCurrent) summary.current = *value, summary.read_current = true;
@@ -114,8 +114,8 @@ int Sampler::emit_file(File& file, TickSummary& summary) {
       line_.key(file.json_key).open();
       std::string_view rest = *text;
       while (!rest.empty()) {
-        std::string_view fields = cgroup::trim_end(cgroup::next_line(rest));
-        std::string_view kind = cgroup::next_token(fields);
+        std::string_view fields = trim_end(next_line(rest));
+        std::string_view kind = next_token(fields);
         auto parsed = cgroup::parse_pressure_fields(fields);
         if (parsed && (kind == "some" || kind == "full")) emit_pressure_line(line_, kind, *parsed);
       }
@@ -139,7 +139,7 @@ int Sampler::emit_file(File& file, TickSummary& summary) {
           std::copy(name, name + sizeof name, current);
           open_device = true;
         }
-        if (auto number = cgroup::to_u64(value)) line_.field(key, *number);
+        if (auto number = to_u64(value)) line_.field(key, *number);
       });
       if (open_device) line_.close();
       line_.close();
@@ -154,7 +154,7 @@ int Sampler::emit_file(File& file, TickSummary& summary) {
 void Sampler::update_procs(std::string_view pid_list) {
   for (unsigned i = 0; i < nprocs_; ++i) procs_[i].seen = false;
   while (!pid_list.empty()) {
-    auto pid = cgroup::to_u64(cgroup::trim_end(cgroup::next_line(pid_list)));
+    auto pid = to_u64(trim_end(next_line(pid_list)));
     if (!pid) continue;
     unsigned i = 0;
     while (i < nprocs_ && procs_[i].pid != static_cast<pid_t>(*pid)) ++i;

@@ -3,13 +3,10 @@
 #include <limits>
 #include <string>
 
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::proc {
 
-using cgroup::next_token;
-using cgroup::quote;
-using cgroup::to_u64;
 
 namespace {
 
@@ -39,7 +36,7 @@ Result<ProcStat> parse_proc_stat(std::string_view text, std::string_view source)
     std::string_view token = next_token(rest);
     if (token.empty()) break;
     if (field == 3) out.state = token.size() == 1 ? token[0] : '?';
-    auto value = field == 14 || field == 15 || field == 39 ? to_u64(cgroup::trim(token)) : std::nullopt;
+    auto value = field == 14 || field == 15 || field == 39 ? to_u64(trim(token)) : std::nullopt;
     if (field == 14 && value) out.utime_ticks = *value, have_utime = true;
     if (field == 15 && value) out.stime_ticks = *value, have_stime = true;
     if (field == 39 && value && *value < 1u << 20) out.processor = static_cast<int>(*value), have_cpu = true;

@@ -1,11 +1,11 @@
 #include "proc/wchan.h"
 
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::proc {
 
 std::string_view parse_wchan(std::string_view text) noexcept {
-  std::string_view name = cgroup::trim(text);
+  std::string_view name = trim(text);
   return name == "0" ? std::string_view() : name;
 }
 

@@ -2,20 +2,20 @@
 
 #include "cgroup/flat_keyed.h"
 #include "cgroup/pressure.h"
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::watch {
 namespace {
 
 // Single-value files: "34140160\n", or "max\n" for a limit.
 bool single_u64(uint64_t& out, std::string_view text) {
-  auto v = cgroup::to_u64(cgroup::trim_end(text));
+  auto v = to_u64(trim_end(text));
   if (v) out = *v;
   return v.has_value();
 }
 
 bool single_limit(Limit& out, std::string_view text) {
-  auto v = cgroup::to_limit(cgroup::trim_end(text));
+  auto v = to_limit(trim_end(text));
   if (v) out = *v;
   return v.has_value();
 }
@@ -55,12 +55,12 @@ uint64_t* stat_field(Sample& s, std::string_view key) {
 bool parse_stat(Sample& s, std::string_view text) {
   bool known = false;
   while (!text.empty()) {
-    std::string_view line = cgroup::next_line(text);
+    std::string_view line = next_line(text);
     size_t space = line.find(' ');
     if (space == std::string_view::npos || space == 0) continue;
     uint64_t* field = stat_field(s, line.substr(0, space));
     if (!field) continue;
-    if (auto value = cgroup::to_u64(cgroup::trim(line.substr(space)))) *field = *value, known = true;
+    if (auto value = to_u64(trim(line.substr(space)))) *field = *value, known = true;
   }
   return known;
 }
@@ -68,8 +68,8 @@ bool parse_stat(Sample& s, std::string_view text) {
 bool parse_psi(Psi& out, std::string_view text) {
   bool known = false;
   while (!text.empty()) {
-    std::string_view fields = cgroup::trim_end(cgroup::next_line(text));
-    std::string_view kind = cgroup::next_token(fields);
+    std::string_view fields = trim_end(next_line(text));
+    std::string_view kind = next_token(fields);
     auto line = cgroup::parse_pressure_fields(fields);
     if (!line) continue;
     if (kind == "some") out.some_avg10 = line->avg10, out.some_usec = line->total_usec, known = true;

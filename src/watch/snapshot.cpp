@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cgroup/reader.h"
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::watch {
 namespace {
@@ -48,7 +48,7 @@ Result<void> copy_sample(const Scanner& scanner, std::span<const Row> rows, cons
     if (auto r = write_file(to + "/cgroup.procs", *procs); !r) return r;
     std::string_view pids = *procs;
     while (!pids.empty()) {
-      std::string pid(cgroup::trim(cgroup::next_line(pids)));
+      std::string pid(trim(next_line(pids)));
       if (pid.empty()) continue;
       fs::create_directories(dir + "/proc/" + pid, ec);
       for (const char* name : {"stat", "wchan"})

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "cgroup/text.h"
+#include "common/text.h"
 #include "common/fd.h"
 #include "proc/stat.h"
 #include "proc/wchan.h"
@@ -54,7 +54,7 @@ Tasks read_tasks(int dir_fd, std::string_view proc_root, std::span<char> scratch
   tasks.read = true;
   std::string_view pids = read_at(dir_fd, "cgroup.procs", scratch);
   while (!pids.empty()) {
-    auto pid = cgroup::to_u64(cgroup::trim_end(cgroup::next_line(pids)));
+    auto pid = to_u64(trim_end(next_line(pids)));
     Task task;
     if (!pid || !read_task(proc_root, pid_t(*pid), task)) continue;
     ++tasks.total;

@@ -13,7 +13,7 @@
 #include "cgroup/pressure.h"
 #include "cgroup/reader.h"
 #include "cgroup/single_value.h"
-#include "fixture.h"
+#include "support/fixture.h"
 #include "proc/stat.h"
 #include "proc/wchan.h"
 

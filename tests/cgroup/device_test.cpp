@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "cgroup/device.h"
-#include "fixture.h"
+#include "support/fixture.h"
 
 namespace cgmem::cgroup {
 namespace {

@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "cgroup/host_json.h"
-#include "cgroup/host_probe.h"
+#include "host/json.h"
+#include "host/probe.h"
 #include "cgroup/mountinfo.h"
-#include "fixture.h"
+#include "support/fixture.h"
 #include "support/run_cgmem.h"
 
-namespace cgmem::cgroup {
+namespace cgmem::host {
 namespace {
 
 using testing::fixture_path;
@@ -147,15 +147,15 @@ TEST(HostHelpers, ParseTheirFiles) {
 }
 
 TEST(Mountinfo, FindsCgroupMountsAndUnescapes) {
-  auto mounts = parse_mountinfo(
+  auto mounts = cgroup::parse_mountinfo(
       "41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw,relatime shared:9 - cgroup2 cgroup2 rw\n"
       "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
       "garbage\n");
   ASSERT_EQ(mounts.size(), 2u);
-  EXPECT_EQ(cgroup2_mount(mounts), "/sys/fs/cgroup/uni fied");
-  EXPECT_EQ(cgroup1_mount(mounts, "memory"), "/sys/fs/cgroup/memory");
-  EXPECT_EQ(cgroup1_mount(mounts, "cpu"), std::nullopt);
-  EXPECT_EQ(cgroup2_mount(parse_mountinfo("")), std::nullopt);
+  EXPECT_EQ(cgroup::cgroup2_mount(mounts), "/sys/fs/cgroup/uni fied");
+  EXPECT_EQ(cgroup::cgroup1_mount(mounts, "memory"), "/sys/fs/cgroup/memory");
+  EXPECT_EQ(cgroup::cgroup1_mount(mounts, "cpu"), std::nullopt);
+  EXPECT_EQ(cgroup::cgroup2_mount(cgroup::parse_mountinfo("")), std::nullopt);
 }
 
 std::string run(const std::string& args) {
@@ -194,4 +194,4 @@ TEST(HostCommand, HelpNamesTheRootOptions) {
 }
 
 }  // namespace
-}  // namespace cgmem::cgroup
+}  // namespace cgmem::host

@@ -1,20 +1,20 @@
-// The machine facts of the host probe; the cgroup part is in host_cgroups.cpp.
-#include "cgroup/host_probe.h"
+// The machine facts of the host probe; the cgroup part is in cgroups.cpp.
+#include "host/probe.h"
 
 #include <unistd.h>
 #include <zlib.h>
 
-#include "cgroup/host_cgroups.h"
+#include "host/cgroups.h"
 #include "cgroup/pressure.h"
 #include "cgroup/reader.h"
-#include "cgroup/text.h"
+#include "common/text.h"
 
-namespace cgmem::cgroup {
+namespace cgmem::host {
 
 namespace {
 
 std::string read_or_empty(const std::string& path) {
-  auto text = read_text(path);
+  auto text = cgroup::read_text(path);
   return text ? *text : std::string();
 }
 
@@ -36,7 +36,7 @@ void probe_hz(const HostRoots& roots, HostFacts& facts) {
   facts.hz_source = "unknown";
   if (!facts.kernel.empty()) {
     std::string boot_config = roots.boot + "/config-" + facts.kernel;
-    if (auto text = read_text(boot_config)) {
+    if (auto text = cgroup::read_text(boot_config)) {
       if (auto hz = config_hz(*text)) {
         facts.hz = hz, facts.hz_source = boot_config;
         return;
@@ -143,15 +143,15 @@ HostFacts probe_host(const HostRoots& roots) {
   facts.mem_total_bytes = mem_total(read_or_empty(roots.proc + "/meminfo")).value_or(0);
   facts.swaps = parse_swaps(read_or_empty(roots.proc + "/swaps"));
   for (const auto& swap : facts.swaps) facts.swap_total_bytes += swap.size_bytes;
-  if (auto zswap = read_text(roots.sys + "/module/zswap/parameters/enabled")) {
+  if (auto zswap = cgroup::read_text(roots.sys + "/module/zswap/parameters/enabled")) {
     std::string_view value = trim(*zswap);
     facts.zswap = value == "Y" || value == "1";
   }
   facts.thp = chosen_word(read_or_empty(roots.sys + "/kernel/mm/transparent_hugepage/enabled"));
-  facts.psi = parse_pressure(read_or_empty(roots.proc + "/pressure/memory"), "memory").has_value();
+  facts.psi = cgroup::parse_pressure(read_or_empty(roots.proc + "/pressure/memory"), "memory").has_value();
   facts.virtualized = virtualization(read_or_empty(roots.proc + "/cmdline"), read_or_empty(roots.proc + "/cpuinfo"));
   probe_cgroups(roots, facts);
   return facts;
 }
 
-}  // namespace cgmem::cgroup
+}  // namespace cgmem::host

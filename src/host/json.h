@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cgroup/host_probe.h"
+#include "host/probe.h"
 
-namespace cgmem::cgroup {
+namespace cgmem::host {
 
 // Keys: kernel, hz (null when unknown), hz_source, page_size, cpus,
 // mem_total_bytes, swap_total_bytes, swaps [{name, type, size_bytes,
@@ -16,4 +16,4 @@ namespace cgmem::cgroup {
 // memory_reason, way_out (null when usable).
 nlohmann::json host_facts_json(const HostFacts& facts);
 
-}  // namespace cgmem::cgroup
+}  // namespace cgmem::host

@@ -4,13 +4,13 @@
 // access(W_OK) on that directory. Nothing is written.
 #include <unistd.h>
 
-#include "cgroup/host_cgroups.h"
+#include "host/cgroups.h"
 #include "cgroup/lists.h"
 #include "cgroup/mountinfo.h"
 #include "cgroup/reader.h"
 #include "proc/self_cgroup.h"
 
-namespace cgmem::cgroup {
+namespace cgmem::host {
 
 namespace {
 
@@ -27,8 +27,8 @@ std::string readable_path(const HostRoots& roots, const std::string& mount_point
 }
 
 std::vector<std::string> words_of(const std::string& path) {
-  auto text = read_text(path);
-  return text ? parse_controllers(*text) : std::vector<std::string>{};
+  auto text = cgroup::read_text(path);
+  return text ? cgroup::parse_controllers(*text) : std::vector<std::string>{};
 }
 
 bool contains(const std::vector<std::string>& words, std::string_view word) {
@@ -75,11 +75,11 @@ void decide(const HostRoots& roots, HostFacts& facts) {
 }  // namespace
 
 void probe_cgroups(const HostRoots& roots, HostFacts& facts) {
-  auto mountinfo = read_text(roots.proc + "/self/mountinfo");
-  auto mounts = parse_mountinfo(mountinfo ? *mountinfo : std::string());
-  facts.cgroup2_mount = cgroup2_mount(mounts);
-  facts.memory_v1_mount = cgroup1_mount(mounts, "memory");
-  if (auto text = read_text(roots.proc + "/self/cgroup")) {
+  auto mountinfo = cgroup::read_text(roots.proc + "/self/mountinfo");
+  auto mounts = cgroup::parse_mountinfo(mountinfo ? *mountinfo : std::string());
+  facts.cgroup2_mount = cgroup::cgroup2_mount(mounts);
+  facts.memory_v1_mount = cgroup::cgroup1_mount(mounts, "memory");
+  if (auto text = cgroup::read_text(roots.proc + "/self/cgroup")) {
     if (auto cgroups = proc::parse_proc_cgroup(*text)) facts.own_cgroup = cgroups->v2_path();
   }
   if (!facts.cgroup2_mount) {
@@ -99,4 +99,4 @@ void probe_cgroups(const HostRoots& roots, HostFacts& facts) {
   decide(roots, facts);
 }
 
-}  // namespace cgmem::cgroup
+}  // namespace cgmem::host

@@ -1,9 +1,9 @@
-#include "cgroup/text.h"
+#include "common/text.h"
 
 #include <charconv>
 #include <cmath>
 
-namespace cgmem::cgroup {
+namespace cgmem {
 
 namespace {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -24,6 +24,15 @@ std::optional<uint64_t> to_u64(std::string_view text) noexcept {
   // accept a leading '-' for nothing; check the first byte is a digit anyway.
   if (text.empty() || text.front() < '0' || text.front() > '9') return std::nullopt;
   uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<int64_t> to_i64(std::string_view text) noexcept {
+  std::string_view digits = text.starts_with('-') ? text.substr(1) : text;
+  if (digits.empty() || digits.front() < '0' || digits.front() > '9') return std::nullopt;
+  int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
@@ -80,4 +89,4 @@ std::string quote(std::string_view text) {
   return out + "'";
 }
 
-}  // namespace cgmem::cgroup
+}  // namespace cgmem

@@ -16,7 +16,7 @@
 
 #include "common/error.h"
 
-namespace cgmem::cgroup {
+namespace cgmem::host {
 
 struct HostRoots {
   std::string proc = "/proc";
@@ -81,4 +81,4 @@ std::optional<std::string> virtualization(std::string_view cmdline, std::string_
 // MemTotal from PROC/meminfo, in bytes.
 std::optional<uint64_t> mem_total(std::string_view meminfo_text);
 
-}  // namespace cgmem::cgroup
+}  // namespace cgmem::host

@@ -1,5 +1,6 @@
-// Text primitives every cgroupfs and procfs parser uses. Nothing here
-// allocates except quote(), which builds error messages.
+// Text primitives the parsers share (cgroupfs, procfs, the host probe, a
+// manager's input). Nothing here allocates except quote(), which builds
+// error messages.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 #include "common/size.h"
 
-namespace cgmem::cgroup {
+namespace cgmem {
 
 // Removes trailing spaces, tabs and newlines ("max\n" -> "max").
 std::string_view trim_end(std::string_view text) noexcept;
@@ -20,6 +21,10 @@ std::string_view trim(std::string_view text) noexcept;
 // A whole decimal u64 ("0" .. "18446744073709551615"), no sign, no spaces;
 // nullopt on anything else, including overflow.
 std::optional<uint64_t> to_u64(std::string_view text) noexcept;
+
+// A whole decimal i64, an optional '-' then digits ("-1", "268435456"), no
+// '+' and no spaces; nullopt on anything else, including overflow.
+std::optional<int64_t> to_i64(std::string_view text) noexcept;
 
 // A u64 or "max", as limit files hold them; nullopt on anything else.
 std::optional<Limit> to_limit(std::string_view text) noexcept;
@@ -41,4 +46,4 @@ std::string_view next_word(std::string_view& rest) noexcept;
 // unprintable bytes as '?', in single quotes.
 std::string quote(std::string_view text);
 
-}  // namespace cgmem::cgroup
+}  // namespace cgmem

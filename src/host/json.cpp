@@ -1,6 +1,6 @@
-#include "cgroup/host_json.h"
+#include "host/json.h"
 
-namespace cgmem::cgroup {
+namespace cgmem::host {
 
 namespace {
 
@@ -45,4 +45,4 @@ nlohmann::json host_facts_json(const HostFacts& facts) {
   };
 }
 
-}  // namespace cgmem::cgroup
+}  // namespace cgmem::host
