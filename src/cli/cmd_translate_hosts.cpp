@@ -112,7 +112,8 @@ TranslateRun define_systemd(CLI::App* sub) {
 TranslateRun define_incus(CLI::App* sub) {
   auto f = std::make_shared<IncusFlags>();
   sub->add_option("--limits-memory", f->input.limits_memory, "limits.memory (2GiB, 512MB, 25%)")->required();
-  sub->add_option("--enforce", f->input.enforce, "limits.memory.enforce: hard (default) or soft");
+  sub->add_option("--enforce", f->input.enforce, "limits.memory.enforce: hard (default) or soft")
+      ->transform(one_of_names(managers::kIncusEnforceNames));
   sub->add_option("--limits-memory-swap", f->input.limits_memory_swap,
                   "limits.memory.swap: true (default), false, or a size of swap (hard mode)");
   sub->add_option("--ram", f->ram, "host RAM in bytes, for N% (default: this machine's)")->check(size_validator({}));
@@ -130,7 +131,8 @@ TranslateRun define_slurm(CLI::App* sub) {
 
 TranslateRun define_nomad(CLI::App* sub) {
   auto in = std::make_shared<managers::NomadInput>();  // Nomad's defaults: docker, 300 MB
-  sub->add_option("--driver", in->driver, "docker (default), exec or raw_exec");
+  sub->add_option("--driver", in->driver, "docker (default), exec or raw_exec")
+      ->transform(one_of_names(managers::kNomadDriverNames));
   sub->add_option("--memory", in->memory_mb, "resources.memory in MB (default 300)");
   sub->add_option("--memory-max", in->memory_max_mb, "resources.memory_max in MB; -1: no hard limit");
   sub->add_option("--memory-hard-limit", in->memory_hard_limit_mb, "docker plugin memory_hard_limit in MB");

@@ -1,8 +1,8 @@
 #include "managers/compose.h"
 
+#include "common/text.h"
 #include "managers/input.h"
 
-#include <charconv>
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -18,9 +18,7 @@ Result<std::optional<int64_t>> unit_bytes(const YAML::Node& map, const char* key
   const YAML::Node v = map[key];
   if (!v.IsScalar()) return fail(fmt::format("{}: {} is not a size", where, key));
   const std::string& text = v.Scalar();
-  int64_t n = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec == std::errc() && p == text.data() + text.size() && !text.empty()) return std::optional<int64_t>(n);
+  if (auto n = to_i64(text)) return std::optional<int64_t>(*n);
   auto bytes = parse_docker_size(text);
   if (!bytes) {
     bytes.error().what = fmt::format("{}: {}: {}", where, key, bytes.error().what);

@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <initializer_list>
 #include <fmt/format.h>
 
+#include "common/text.h"
 #include "managers/others.h"
 
 namespace cgmem::managers {
@@ -17,10 +17,9 @@ Result<int64_t> parse_incus_size(std::string_view text) {
     return fail(fmt::format("Invalid value: {}", text), {},
                 "Incus sizes: bytes, kB/MB/GB/TB/PB/EB (base 1000) or KiB/MiB/GiB/TiB/PiB/EiB, or N%");
   };
-  if (number.empty()) return bad();
-  int64_t value = 0;
-  auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (ec != std::errc()) return bad();
+  auto parsed = to_i64(number);  // digits only, so empty or too large is all it can fail on
+  if (!parsed) return bad();
+  int64_t value = *parsed;
   static const std::pair<std::string_view, int64_t> kUnits[] = {
       {"", 1}, {"B", 1}, {" bytes", 1}, {"kB", 1000}, {"MB", 1000000}, {"GB", 1000000000},
       {"TB", 1000000000000}, {"PB", 1000000000000000}, {"EB", 1000000000000000000},
@@ -53,7 +52,7 @@ Result<Assignment> swap_row(const IncusInput& in, uint64_t page_size) {
                .source = "lxc/incus internal/server/instance/drivers/driver_lxc.go initLXC(); "
                          "internal/server/cgroup/abstraction.go SetMemorySwapLimit()"};
   const std::string& swap = in.limits_memory_swap;
-  if (in.enforce == "soft") {
+  if (in.enforce == IncusEnforce::Soft) {
     a.set = false, a.rule = "enforce=soft: not written (max)";
   } else if (swap.empty() || one_of(swap, {"true", "1", "yes", "on", "false", "0", "no", "off"})) {
     a.value = Limit::of(0);
@@ -73,17 +72,14 @@ Result<Assignment> swap_row(const IncusInput& in, uint64_t page_size) {
 }  // namespace
 
 Result<Translation> translate_incus(const IncusInput& in, uint64_t page_size) {
-  if (in.enforce != "hard" && in.enforce != "soft")
-    return fail(fmt::format("limits.memory.enforce={}: must be hard or soft", in.enforce));
   int64_t bytes = 0;
   std::string how;
   if (in.limits_memory.ends_with('%')) {
     std::string_view n(in.limits_memory.data(), in.limits_memory.size() - 1);
     if (n.size() > 1 && n[0] == '+') n.remove_prefix(1);  // strconv.ParseInt takes a '+' 
-    int64_t percent = 0;
-    auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), percent);
-    if (ec != std::errc() || p != n.data() + n.size() || n.empty() || percent < 0)
-      return fail(fmt::format("limits.memory={}: not a whole percentage", in.limits_memory));
+    auto whole = to_i64(n);
+    if (!whole || *whole < 0) return fail(fmt::format("limits.memory={}: not a whole percentage", in.limits_memory));
+    int64_t percent = *whole;
     if (!in.ram) return fail(fmt::format("limits.memory={} is a share of the host's RAM", in.limits_memory),
                              {}, "say whose RAM with --ram BYTES");
     const auto hundredth = static_cast<int64_t>(std::min<uint64_t>(*in.ram / 100, INT64_MAX));
@@ -102,7 +98,7 @@ Result<Translation> translate_incus(const IncusInput& in, uint64_t page_size) {
   const char* source = "lxc/incus internal/server/instance/drivers/driver_lxc.go initLXC(); "
                        "internal/server/cgroup/abstraction.go";
   Limit value = Limit::of(static_cast<uint64_t>(bytes));
-  bool soft = in.enforce == "soft";
+  bool soft = in.enforce == IncusEnforce::Soft;
   with_value(add(out, {.scope = "instance", .file = "memory.max", .set = !soft,
             .rule = soft ? "enforce=soft: no hard limit"
                          : fmt::format("limits.memory={}: {} (SetMemoryLimit)", in.limits_memory, how),

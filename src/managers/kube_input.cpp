@@ -9,15 +9,6 @@
 #include "managers/kubelet.h"
 
 namespace cgmem::managers {
-namespace {
-
-template <class E, size_t N>
-std::string_view name_in(const std::array<std::pair<std::string_view, E>, N>& names, E value) {
-  auto it = std::find_if(names.begin(), names.end(), [value](const auto& n) { return n.second == value; });
-  return it == names.end() ? std::string_view("?") : it->first;
-}
-
-}  // namespace
 
 std::string_view name_of(QosClass qos) {
   switch (qos) {

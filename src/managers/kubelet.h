@@ -41,6 +41,7 @@
 
 #include "common/error.h"
 #include "managers/assignment.h"
+#include "managers/names.h"
 
 namespace cgmem::managers {
 
@@ -57,9 +58,9 @@ enum class ReservationPolicy { None, TieredReservation };
 enum class SwapBehavior { Unset, NoSwap, LimitedSwap, UnlimitedSwap };
 
 // The names as the kubelet's configuration spells them.
-inline constexpr std::array<std::pair<std::string_view, ReservationPolicy>, 2> kReservationPolicyNames = {
+inline constexpr NameTable<ReservationPolicy, 2> kReservationPolicyNames = {
     {{"None", ReservationPolicy::None}, {"TieredReservation", ReservationPolicy::TieredReservation}}};
-inline constexpr std::array<std::pair<std::string_view, SwapBehavior>, 4> kSwapBehaviorNames = {
+inline constexpr NameTable<SwapBehavior, 4> kSwapBehaviorNames = {
     {{"", SwapBehavior::Unset},
      {"NoSwap", SwapBehavior::NoSwap},
      {"LimitedSwap", SwapBehavior::LimitedSwap},

@@ -116,20 +116,22 @@ Translation raw_exec_driver(const NomadInput& in, uint64_t page_size) {
 Result<Translation> translate_nomad(const NomadInput& in, uint64_t page_size) {
   if (auto r = validate(in); !r) return std::unexpected(r.error());
   Translation out;
-  if (in.driver == "docker") {
-    auto t = docker_driver(in, page_size);
-    if (!t) return t;
-    out = std::move(*t);
-  } else if (in.driver == "exec") {
-    auto t = exec_driver(in, page_size);
-    if (!t) return t;
-    out = std::move(*t);
-  } else if (in.driver == "raw_exec") {
-    out = raw_exec_driver(in, page_size);
-  } else {
-    return fail(fmt::format("driver '{}': cgmem models the docker, exec and raw_exec drivers", in.driver));
+  switch (in.driver) {
+    case NomadDriver::Docker: {
+      auto t = docker_driver(in, page_size);
+      if (!t) return t;
+      out = std::move(*t);
+      break;
+    }
+    case NomadDriver::Exec: {
+      auto t = exec_driver(in, page_size);
+      if (!t) return t;
+      out = std::move(*t);
+      break;
+    }
+    case NomadDriver::RawExec: out = raw_exec_driver(in, page_size); break;
   }
-  out.manager = "nomad " + in.driver;
+  out.manager = fmt::format("nomad {}", name_in(kNomadDriverNames, in.driver));
   out.notes.push_back("Nomad writes no memory.high: memory is a hard limit unless memory_max "
                       "(or the docker driver's memory_hard_limit) is set, and then it is memory.low");
   if (in.memory_max_mb != 0)

@@ -1,8 +1,9 @@
 #include "managers/oci.h"
 
-#include <charconv>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "common/text.h"
 
 namespace cgmem::managers {
 namespace {
@@ -19,11 +20,9 @@ Limit from_spec(int64_t v) { return v == -1 ? Limit::max() : Limit::of(static_ca
 // A unified value as the kernel takes it: a byte count or "max".
 Result<Limit> unified_value(const std::string& file, const std::string& value) {
   if (value == "max") return Limit::max();
-  uint64_t bytes = 0;
-  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), bytes);
-  if (ec != std::errc() || p != value.data() + value.size() || value.empty())
-    return fail(fmt::format("unified {}={}: not a byte count or max", file, value));
-  return Limit::of(bytes);
+  auto bytes = to_u64(value);
+  if (!bytes) return fail(fmt::format("unified {}={}: not a byte count or max", file, value));
+  return Limit::of(*bytes);
 }
 
 Assignment make(const std::string& scope, const char* file, Limit value, std::string rule,
@@ -163,12 +162,11 @@ Result<Translation> translate_runc(const OciMemory& memory, uint64_t page_size) 
 
 Result<std::optional<int64_t>> oci_number(std::string_view text, const char* flag) {
   if (text.empty()) return std::optional<int64_t>();
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size() || v < -1)
+  auto v = to_i64(text);
+  if (!v || *v < -1)
     return fail(fmt::format("{} {}: not a byte count or -1", flag, text), {},
                 "the OCI spec's int64 bytes, e.g. 268435456");
-  return std::optional<int64_t>(v);
+  return std::optional<int64_t>(*v);
 }
 
 Result<OciMemory> parse_oci_spec(std::string_view json_text) {

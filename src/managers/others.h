@@ -43,12 +43,18 @@
 
 #include "common/error.h"
 #include "managers/assignment.h"
+#include "managers/names.h"
 
 namespace cgmem::managers {
 
+// limits.memory.enforce.
+enum class IncusEnforce { Hard, Soft };
+inline constexpr NameTable<IncusEnforce, 2> kIncusEnforceNames = {
+    {{"hard", IncusEnforce::Hard}, {"soft", IncusEnforce::Soft}}};
+
 struct IncusInput {
   std::string limits_memory;       // "2GiB", "512MB", "25%"
-  std::string enforce = "hard";    // limits.memory.enforce
+  IncusEnforce enforce = IncusEnforce::Hard;
   std::string limits_memory_swap;  // limits.memory.swap: "", true/false, or a size
   std::optional<uint64_t> ram;     // the host's RAM, for percentages
 };
@@ -74,8 +80,13 @@ Result<uint64_t> parse_slurm_mem(std::string_view text);
 Result<void> apply_slurm_conf(std::string_view text, SlurmConf& conf);
 Result<Translation> translate_slurm(const SlurmInput& input, uint64_t page_size);
 
+// The task drivers cgmem models.
+enum class NomadDriver { Docker, Exec, RawExec };
+inline constexpr NameTable<NomadDriver, 3> kNomadDriverNames = {
+    {{"docker", NomadDriver::Docker}, {"exec", NomadDriver::Exec}, {"raw_exec", NomadDriver::RawExec}}};
+
 struct NomadInput {
-  std::string driver = "docker";       // docker, exec or raw_exec
+  NomadDriver driver = NomadDriver::Docker;
   int64_t memory_mb = 300;             // resources.memory (Nomad's default 300)
   int64_t memory_max_mb = 0;           // resources.memory_max; -1: no hard limit
   int64_t memory_hard_limit_mb = 0;    // docker driver config memory_hard_limit

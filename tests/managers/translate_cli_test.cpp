@@ -180,6 +180,18 @@ TEST(TranslateCli, EnumFlagsNameWhatTheyTake) {
   auto unset = run("kubelet --version 1.36 --swap-behavior '' --limit 256Mi");
   EXPECT_EQ(unset.code, 0) << unset.text;
   EXPECT_TRUE(has(unset, "swapBehavior unset: NoSwap (the default from 1.30), 0")) << unset.text;
+  auto enforce = run("incus --limits-memory 256MB --enforce Soft");
+  EXPECT_EQ(enforce.code, 2);
+  EXPECT_TRUE(has(enforce, "cgmem: error: --enforce: 'Soft' is not one of hard, soft\n")) << enforce.text;
+  auto soft = run("incus --limits-memory 256MB --enforce soft");
+  EXPECT_EQ(soft.code, 0) << soft.text;
+  EXPECT_TRUE(has(soft, "enforce=soft: no hard limit")) << soft.text;
+  auto driver = run("nomad --driver qemu");
+  EXPECT_EQ(driver.code, 2);
+  EXPECT_TRUE(has(driver, "cgmem: error: --driver: 'qemu' is not one of docker, exec, raw_exec\n")) << driver.text;
+  auto raw = run("nomad --driver raw_exec --memory 300 --memory-max 512");
+  EXPECT_EQ(raw.code, 0) << raw.text;
+  EXPECT_TRUE(has(raw, "nomad raw_exec")) << raw.text;
 }
 
 }  // namespace

@@ -201,7 +201,7 @@ TEST(Upstream, Incus) {
   EXPECT_EQ(find(*on, "instance", "memory.swap.max")->value, Limit::of(0));
   auto sized = translate_incus({.limits_memory = "256MiB", .limits_memory_swap = "1GiB"}, 4096);
   EXPECT_EQ(find(*sized, "instance", "memory.swap.max")->value, Limit::of(1024 * kMi));
-  auto soft = translate_incus({.limits_memory = "256MiB", .enforce = "soft"}, 4096);
+  auto soft = translate_incus({.limits_memory = "256MiB", .enforce = IncusEnforce::Soft}, 4096);
   EXPECT_FALSE(find(*soft, "instance", "memory.swap.max")->set);
   auto over = parse_incus_size("9999999999GiB");
   ASSERT_FALSE(over);
@@ -215,11 +215,11 @@ TEST(Upstream, Nomad) {
   ASSERT_TRUE(docker) << docker.error().message();
   EXPECT_FALSE(find(*docker, "container", "memory.max")->set);
   EXPECT_EQ(find(*docker, "container", "memory.low")->value, Limit::of(300 * kMi));
-  auto exec = translate_nomad({.driver = "exec", .memory_mb = 300, .memory_max_mb = -1}, 4096);
+  auto exec = translate_nomad({.driver = NomadDriver::Exec, .memory_mb = 300, .memory_max_mb = -1}, 4096);
   ASSERT_TRUE(exec);
   EXPECT_TRUE(find(*exec, "task", "memory.max")->value.is_max());
   EXPECT_EQ(find(*exec, "task", "memory.low")->value, Limit::of(300 * kMi));
-  auto raw = translate_nomad({.driver = "raw_exec", .memory_mb = 300, .memory_max_mb = 512}, 4096);
+  auto raw = translate_nomad({.driver = NomadDriver::RawExec, .memory_mb = 300, .memory_max_mb = 512}, 4096);
   EXPECT_EQ(find(*raw, "task", "memory.max")->value, Limit::of(512 * kMi));
   auto small = translate_nomad({.memory_mb = 5}, 4096);
   ASSERT_FALSE(small);
