@@ -1,4 +1,4 @@
-// memory.events, memory.swap.events, cgroup.events, cpu.stat, memory.stat
+// memory.events, cgroup.events, memory.stat
 // and the allocation-free lookups over the same text.
 #include "cgroup/flat_keyed.h"
 #include "fuzz.h"
@@ -7,9 +7,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace cgmem;
   auto text = fuzz::text(data, size);
   auto events = cgroup::parse_memory_events(text);
-  (void)cgroup::parse_swap_events(text);
   (void)cgroup::parse_cgroup_events(text);
-  (void)cgroup::parse_cpu_stat(text);
   (void)cgroup::parse_memory_stat(text);
   size_t pairs = 0;
   size_t malformed = cgroup::for_each_flat(text, [&](std::string_view, uint64_t) { ++pairs; });

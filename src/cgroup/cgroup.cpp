@@ -59,11 +59,6 @@ Result<Cgroup> Cgroup::create_child(std::string_view name) const {
   return Cgroup::open(path_ + "/" + child, *effects_);
 }
 
-Result<Cgroup> Cgroup::open_child(std::string_view name) const {
-  if (auto ok = check_name(name); !ok) return std::unexpected(ok.error());
-  return Cgroup::open(path_ + "/" + std::string(name), *effects_);
-}
-
 Result<std::string> Cgroup::read(const char* file) const {
   return read_text_at(fd_.get(), file, file_path(file));
 }

@@ -54,8 +54,6 @@ class Cgroup {
 
   // mkdir PATH/name and open it. An existing child is an error (EEXIST).
   Result<Cgroup> create_child(std::string_view name) const;
-  // Opens an existing child.
-  Result<Cgroup> open_child(std::string_view name) const;
 
   // An error unless this directory is on a cgroup2 file system. Reading
   // works anywhere (a saved copy of a tree); every method that creates,

@@ -22,18 +22,8 @@ constexpr FlatKey<MemoryEvents> kMemoryEventsKeys[] = {
     ROW(MemoryEvents, sock_throttled),
 };
 
-constexpr FlatKey<SwapEvents> kSwapEventsKeys[] = {
-    ROW(SwapEvents, high), ROW(SwapEvents, max), ROW(SwapEvents, fail)};
-
 constexpr FlatKey<CgroupEvents> kCgroupEventsKeys[] = {
     ROW(CgroupEvents, populated), ROW(CgroupEvents, frozen)};
-
-constexpr FlatKey<CpuStat> kCpuStatKeys[] = {
-    ROW(CpuStat, usage_usec),   ROW(CpuStat, user_usec),      ROW(CpuStat, system_usec),
-    ROW(CpuStat, nice_usec),    ROW(CpuStat, core_sched_force_idle_usec),
-    ROW(CpuStat, nr_periods),   ROW(CpuStat, nr_throttled),   ROW(CpuStat, throttled_usec),
-    ROW(CpuStat, nr_bursts),    ROW(CpuStat, burst_usec),
-};
 
 constexpr FlatKey<MemoryStat> kMemoryStatKeys[] = {
     ROW(MemoryStat, anon), ROW(MemoryStat, file), ROW(MemoryStat, kernel),
@@ -65,16 +55,8 @@ Result<MemoryEvents> parse_memory_events(std::string_view text, std::string_view
   return parse_flat<MemoryEvents>(text, kMemoryEventsKeys, source);
 }
 
-Result<SwapEvents> parse_swap_events(std::string_view text, std::string_view source) {
-  return parse_flat<SwapEvents>(text, kSwapEventsKeys, source);
-}
-
 Result<CgroupEvents> parse_cgroup_events(std::string_view text, std::string_view source) {
   return parse_flat<CgroupEvents>(text, kCgroupEventsKeys, source);
-}
-
-Result<CpuStat> parse_cpu_stat(std::string_view text, std::string_view source) {
-  return parse_flat<CpuStat>(text, kCpuStatKeys, source);
 }
 
 Result<MemoryStat> parse_memory_stat(std::string_view text, std::string_view source) {

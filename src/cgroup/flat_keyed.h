@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "cgroup/text.h"
+#include "common/text.h"
 #include "common/error.h"
 
 namespace cgmem::cgroup {
@@ -95,15 +95,6 @@ struct MemoryEvents {
 Result<MemoryEvents> parse_memory_events(std::string_view text,
                                          std::string_view source = "memory.events");
 
-// memory.swap.events.
-struct SwapEvents {
-  Counter high, max, fail;
-  KeyValues other;
-  size_t malformed = 0;
-};
-Result<SwapEvents> parse_swap_events(std::string_view text,
-                                     std::string_view source = "memory.swap.events");
-
 // cgroup.events.
 struct CgroupEvents {
   Counter populated, frozen;
@@ -112,15 +103,6 @@ struct CgroupEvents {
 };
 Result<CgroupEvents> parse_cgroup_events(std::string_view text,
                                          std::string_view source = "cgroup.events");
-
-// cpu.stat (microseconds and counts).
-struct CpuStat {
-  Counter usage_usec, user_usec, system_usec, nice_usec, core_sched_force_idle_usec;
-  Counter nr_periods, nr_throttled, throttled_usec, nr_bursts, burst_usec;
-  KeyValues other;
-  size_t malformed = 0;
-};
-Result<CpuStat> parse_cpu_stat(std::string_view text, std::string_view source = "cpu.stat");
 
 // memory.stat: bytes for the sizes, counts for the events. The keys the lab
 // and the report use are members; the rest (about 30 on 6.12) are in other.

@@ -34,27 +34,6 @@ std::unexpected<Error> no_device_line(std::string_view text, std::string_view so
 
 }  // namespace
 
-Result<std::vector<IoStat>> parse_io_stat(std::string_view text, std::string_view source) {
-  std::vector<IoStat> out;
-  size_t malformed = for_each_nested(text, [&](DeviceId device, std::string_view key,
-                                               std::string_view value) {
-    IoStat& entry = entry_for(out, device);
-    auto number = to_u64(value);
-    if (!number) return;
-    Counter* member = key == "rbytes" ? &entry.rbytes
-                      : key == "wbytes" ? &entry.wbytes
-                      : key == "rios"   ? &entry.rios
-                      : key == "wios"   ? &entry.wios
-                      : key == "dbytes" ? &entry.dbytes
-                      : key == "dios"   ? &entry.dios
-                                        : nullptr;
-    if (member) *member = *number;
-    else entry.other.emplace_back(std::string(key), *number);
-  });
-  if (out.empty() && malformed > 0) return no_device_line(text, source);
-  return out;
-}
-
 Result<std::vector<IoMax>> parse_io_max(std::string_view text, std::string_view source) {
   std::vector<IoMax> out;
   size_t malformed = for_each_nested(text, [&](DeviceId device, std::string_view key,

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cgroup/flat_keyed.h"
-#include "cgroup/text.h"
+#include "common/text.h"
 #include "common/error.h"
 #include "common/size.h"
 
@@ -52,14 +52,6 @@ size_t for_each_nested(std::string_view text, F&& f) {
   }
   return malformed;
 }
-
-struct IoStat {
-  DeviceId device;
-  Counter rbytes, wbytes, rios, wios, dbytes, dios;
-  KeyValues other;  // unknown keys with u64 values (e.g. cost.* with iocost)
-};
-Result<std::vector<IoStat>> parse_io_stat(std::string_view text,
-                                          std::string_view source = "io.stat");
 
 // io.max: bytes per second and I/Os per second, each a number or "max".
 struct IoMax {

@@ -28,15 +28,6 @@ Result<std::string> read_text(const std::string& path);
 // take one write each). Returns 0 or the errno.
 int write_text_at(int dir_fd, const char* name, std::string_view text) noexcept;
 
-// One layer above the parsers: a vanished cgroup or process (ENOENT,
-// ENODEV, ESRCH) is "no data", any other error stays an error.
-template <typename T>
-Result<std::optional<T>> or_vanished(Result<T> result) {
-  if (result) return std::optional<T>(std::move(*result));
-  if (result.error().vanished()) return std::optional<T>();
-  return std::unexpected(std::move(result.error()));
-}
-
 class FileReader {
  public:
   // Opens name relative to dir_fd (O_RDONLY|O_CLOEXEC); display names it in errors.

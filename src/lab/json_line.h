@@ -40,7 +40,6 @@ class JsonLine {
   JsonLine& str(std::string_view text);
   // A JSON number copied as the kernel printed it ("97.12"); the caller has
   // checked that it is one.
-  JsonLine& number_text(std::string_view digits) { raw(digits), need_comma_ = true; return *this; }
 
   // key + value in one call.
   JsonLine& field(std::string_view name, uint64_t value) { return key(name).u64(value); }

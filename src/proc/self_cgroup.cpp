@@ -1,7 +1,7 @@
 #include "proc/self_cgroup.h"
 
 #include "cgroup/lists.h"
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::proc {
 
@@ -12,25 +12,15 @@ std::optional<std::string> ProcCgroups::v2_path() const {
   return std::nullopt;
 }
 
-const CgroupLine* ProcCgroups::v1_with(std::string_view controller) const {
-  for (const auto& line : lines) {
-    if (line.hierarchy == 0) continue;
-    for (const auto& name : line.controllers) {
-      if (name == controller) return &line;
-    }
-  }
-  return nullptr;
-}
-
 Result<ProcCgroups> parse_proc_cgroup(std::string_view text, std::string_view source) {
   ProcCgroups out;
   std::string_view rest = text;
   while (!rest.empty()) {
-    std::string_view line = cgroup::trim_end(cgroup::next_line(rest));
+    std::string_view line = trim_end(next_line(rest));
     if (line.empty()) continue;
     size_t first = line.find(':');
     size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
-    auto id = cgroup::to_u64(line.substr(0, first));
+    auto id = to_u64(line.substr(0, first));
     // The path may itself contain ':', so it is everything after the second.
     if (second == std::string_view::npos || second + 1 >= line.size() || !id || *id > 0xffffffffu ||
         line[second + 1] != '/') {
@@ -40,14 +30,14 @@ Result<ProcCgroups> parse_proc_cgroup(std::string_view text, std::string_view so
     CgroupLine parsed{static_cast<unsigned>(*id), {}, std::string(line.substr(second + 1))};
     std::string_view names = line.substr(first + 1, second - first - 1);
     while (!names.empty()) {
-      std::string_view name = cgroup::next_token(names, ',');
+      std::string_view name = next_token(names, ',');
       if (!name.empty()) parsed.controllers.emplace_back(name);
     }
     out.lines.push_back(std::move(parsed));
   }
   if (out.lines.empty()) {
     return fail("parse " + std::string(source) + ": no 'ID:CONTROLLERS:PATH' line in " +
-                cgroup::quote(cgroup::trim(text)));
+                quote(trim(text)));
   }
   return out;
 }

@@ -27,8 +27,6 @@ struct ProcCgroups {
   size_t malformed = 0;
   // The v2 path ("0::PATH"), if the process has one.
   std::optional<std::string> v2_path() const;
-  // The v1 line that holds controller (e.g. "memory"), if any.
-  const CgroupLine* v1_with(std::string_view controller) const;
 };
 
 // Error when the text has no well-formed line.

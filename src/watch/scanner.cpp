@@ -12,10 +12,9 @@
 #include <array>
 #include <unordered_map>
 
-#include "cgroup/host_probe.h"
 #include "common/clock.h"
 #include "cgroup/reader.h"
-#include "cgroup/text.h"
+#include "common/text.h"
 
 namespace cgmem::watch {
 
@@ -81,7 +80,7 @@ std::optional<uint64_t> saved_id(int dir_fd) {
   if (!fd.valid()) return std::nullopt;
   ssize_t n = ::pread(fd.get(), buffer.data(), buffer.size(), 0);
   if (n <= 0) return std::nullopt;
-  return cgroup::to_u64(cgroup::trim_end(std::string_view(buffer.data(), size_t(n))));
+  return to_u64(trim_end(std::string_view(buffer.data(), size_t(n))));
 }
 
 bool vanished_errno(int err) { return err == ENOENT || err == ENODEV || err == ESRCH; }
@@ -409,15 +408,6 @@ Result<void> Scanner::rebase(const std::string& new_root, const std::string& new
   options_.root = new_root;
   options_.proc_root = new_proc_root;
   return {};
-}
-
-HostKernel host_kernel() {
-  cgroup::HostFacts facts = cgroup::probe_host();
-  HostKernel out;
-  if (facts.page_size) out.kernel.page_size = facts.page_size;
-  if (facts.hz) out.kernel.hz = *facts.hz, out.hz_known = true;
-  out.hz_source = facts.hz_source;
-  return out;
 }
 
 }  // namespace cgmem::watch

@@ -161,14 +161,4 @@ class Scanner {
   std::unique_ptr<Index> index_;
 };
 
-// The kernel facts the forecasts need, read from this host (HZ from the
-// kernel config, page size from sysconf). HZ stays 1000 (the model's
-// default) when no config is readable; hz_known says which.
-struct HostKernel {
-  model::Kernel kernel;
-  bool hz_known = false;
-  std::string hz_source;
-};
-HostKernel host_kernel();
-
 }  // namespace cgmem::watch

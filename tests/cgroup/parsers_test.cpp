@@ -6,7 +6,7 @@
 #include "cgroup/nested_keyed.h"
 #include "cgroup/pressure.h"
 #include "cgroup/single_value.h"
-#include "fixture.h"
+#include "support/fixture.h"
 
 namespace cgmem::cgroup {
 namespace {
@@ -143,21 +143,6 @@ TEST(ForEachFlat, VisitsPairsInFileOrder) {
   EXPECT_EQ(malformed, 1u);
 }
 
-TEST(SwapEvents, ReadsARealFile) {
-  auto events = parse_swap_events(fixture(kRun + "memory.swap.events"));
-  ASSERT_TRUE(events.has_value());
-  EXPECT_EQ(events->high, 0u);
-  EXPECT_EQ(events->max, 0u);
-  EXPECT_EQ(events->fail, 0u);
-}
-
-TEST(SwapEvents, MemoryEventsTextIsMostlyUnknownButHasHighAndMax) {
-  auto events = parse_swap_events(fixture(kRun + "memory.events"));
-  ASSERT_TRUE(events.has_value());
-  EXPECT_EQ(events->high, 309u);
-  EXPECT_EQ(events->other.size(), 4u);
-}
-
 TEST(CgroupEvents, ReadsPopulated) {
   auto events = parse_cgroup_events(fixture(kRun + "cgroup.events"));
   ASSERT_TRUE(events.has_value());
@@ -169,23 +154,6 @@ TEST(CgroupEvents, GarbageIsAnErrorWordForWord) {
   auto events = parse_cgroup_events("populated\n", "cgroup.events");
   ASSERT_FALSE(events.has_value());
   EXPECT_EQ(events.error().message(), "parse cgroup.events: no known key in 'populated'");
-}
-
-TEST(CpuStat, ReadsARealFile) {
-  auto stat = parse_cpu_stat(fixture(kRun + "cpu.stat"));
-  ASSERT_TRUE(stat.has_value());
-  EXPECT_EQ(stat->usage_usec, 922659u);
-  EXPECT_EQ(stat->user_usec, 193395u);
-  EXPECT_EQ(stat->system_usec, 729263u);
-  EXPECT_EQ(stat->burst_usec, 0u);
-  EXPECT_EQ(stat->core_sched_force_idle_usec, std::nullopt);
-  EXPECT_TRUE(stat->other.empty());
-}
-
-TEST(CpuStat, MemoryStatTextIsAnErrorWordForWord) {
-  auto stat = parse_cpu_stat("anon 1\nfile 2\n");
-  ASSERT_FALSE(stat.has_value());
-  EXPECT_EQ(stat.error().message(), "parse cpu.stat: no known key in 'anon 1'");
 }
 
 TEST(MemoryStat, ReadsARealFileAndKeepsTheRest) {
@@ -215,42 +183,6 @@ TEST(MemoryStat, EmptyIsAnErrorWordForWord) {
 }
 
 // Nested-keyed.
-
-TEST(IoStat, ReadsARealFile) {
-  auto stat = parse_io_stat(fixture(kRun + "io.stat"));
-  ASSERT_TRUE(stat.has_value());
-  ASSERT_EQ(stat->size(), 1u);
-  const IoStat& vda = (*stat)[0];
-  EXPECT_EQ(vda.device, (DeviceId{254, 0}));
-  EXPECT_EQ(vda.rbytes, 16777216u);
-  EXPECT_EQ(vda.wbytes, 0u);
-  EXPECT_EQ(vda.rios, 128u);
-  EXPECT_EQ(vda.dios, 0u);
-}
-
-TEST(IoStat, KeepsUnknownKeysAndSeveralDevices) {
-  auto stat = parse_io_stat(fixture("odd/io.stat.unknown-keys"));
-  ASSERT_TRUE(stat.has_value());
-  ASSERT_EQ(stat->size(), 2u);
-  ASSERT_EQ((*stat)[0].other.size(), 1u);
-  EXPECT_EQ((*stat)[0].other[0].first, "cost.usage");
-  EXPECT_EQ((*stat)[1].device.text(), "8:16");
-  EXPECT_EQ((*stat)[1].rbytes, 4096u);
-  EXPECT_EQ((*stat)[1].wbytes, std::nullopt);
-}
-
-TEST(IoStat, EmptyIsNoDevices) {
-  auto stat = parse_io_stat(fixture("odd/empty"));
-  ASSERT_TRUE(stat.has_value());
-  EXPECT_TRUE(stat->empty());
-}
-
-TEST(IoStat, NoDeviceLineIsAnErrorWordForWord) {
-  auto stat = parse_io_stat("rbytes=1 wbytes=2\n");
-  ASSERT_FALSE(stat.has_value());
-  EXPECT_EQ(stat.error().message(),
-            "parse io.stat: no 'MAJ:MIN key=value' line in 'rbytes=1 wbytes=2'");
-}
 
 TEST(IoMax, ReadsLimitsAndMax) {
   auto limits = parse_io_max(fixture(kRun + "io.max"));

@@ -6,7 +6,7 @@
 #include <array>
 
 #include "cgroup/reader.h"
-#include "fixture.h"
+#include "support/fixture.h"
 
 namespace cgmem::cgroup {
 namespace {
@@ -27,16 +27,17 @@ TEST(ReadText, MissingFileIsVanishedWordForWord) {
   EXPECT_EQ(text.error().message(), "open: /nonexistent/memory.high: No such file or directory");
 }
 
-TEST(OrVanished, VanishedIsNoDataOtherErrorsStay) {
-  auto gone = or_vanished(read_text("/nonexistent/memory.high"));
-  ASSERT_TRUE(gone.has_value());
-  EXPECT_FALSE(gone->has_value());
-  auto here = or_vanished(read_text(fixture_path("cgroup-v2-6.12-throttled/lab-run1/memory.max")));
+TEST(ReadText, AVanishedFileIsVanishedOtherErrorsAreNot) {
+  auto gone = read_text("/nonexistent/memory.high");
+  ASSERT_FALSE(gone.has_value());
+  EXPECT_TRUE(gone.error().vanished());
+  auto here = read_text(fixture_path("cgroup-v2-6.12-throttled/lab-run1/memory.max"));
   ASSERT_TRUE(here.has_value());
-  EXPECT_EQ(**here, "67108864\n");
-  auto directory = or_vanished(read_text(fixture_path("cgroup-v2-6.12-throttled")));
+  EXPECT_EQ(*here, "67108864\n");
+  auto directory = read_text(fixture_path("cgroup-v2-6.12-throttled"));
   ASSERT_FALSE(directory.has_value());
   EXPECT_EQ(directory.error().err, EISDIR);
+  EXPECT_FALSE(directory.error().vanished());
 }
 
 TEST(FileReader, RereadsTheFileEachTime) {

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "cgroup/reader.h"
-#include "fixture.h"
+#include "support/fixture.h"
 #include "proc/self_cgroup.h"
 #include "proc/stat.h"
 #include "proc/wchan.h"
@@ -73,7 +73,8 @@ TEST(ProcCgroup, ReadsTheV2Line) {
   auto cgroups = parse_proc_cgroup(fixture("cgroup-v2-6.12-throttled/proc/cgroup"));
   ASSERT_TRUE(cgroups.has_value());
   EXPECT_EQ(cgroups->v2_path(), "/lab/run1");
-  EXPECT_EQ(cgroups->v1_with("memory"), nullptr);
+  ASSERT_EQ(cgroups->lines.size(), 1u);
+  EXPECT_TRUE(cgroups->lines[0].controllers.empty());
 }
 
 TEST(ProcCgroup, ReadsAHybridV1Machine) {
@@ -81,11 +82,15 @@ TEST(ProcCgroup, ReadsAHybridV1Machine) {
   ASSERT_TRUE(cgroups.has_value());
   EXPECT_EQ(cgroups->lines.size(), 10u);
   EXPECT_EQ(cgroups->v2_path(), "/");
-  const CgroupLine* memory = cgroups->v1_with("memory");
-  ASSERT_NE(memory, nullptr);
-  EXPECT_EQ(memory->hierarchy, 4u);
-  EXPECT_EQ(memory->path, "/process_api/3cd0fb5ea67f913d5cc31752bd5ed906");
-  EXPECT_EQ(cgroups->v1_with("name=systemd")->hierarchy, 9u);
+  auto holding = [&](std::string_view controller) {  // the v1 line of a controller
+    return std::ranges::find_if(cgroups->lines, [&](const CgroupLine& line) {
+      return std::ranges::find(line.controllers, controller) != line.controllers.end();
+    });
+  };
+  ASSERT_NE(holding("memory"), cgroups->lines.end());
+  EXPECT_EQ(holding("memory")->hierarchy, 4u);
+  EXPECT_EQ(holding("memory")->path, "/process_api/3cd0fb5ea67f913d5cc31752bd5ed906");
+  EXPECT_EQ(holding("name=systemd")->hierarchy, 9u);
 }
 
 TEST(ProcCgroup, PathsMayContainColons) {
