@@ -62,12 +62,13 @@ nlohmann::json to_json(const Outcome& o) {
   auto opt = [](const auto& v) -> nlohmann::json {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  return {{"status", run_format::to_string(o.status)},
-          {"exit_code", opt(o.exit_code)},
-          {"signal", opt(o.signal)},
-          {"duration_s", o.duration_s},
-          {"time_to_kill_s", opt(o.time_to_kill_s)},
-          {"errors", o.errors}};
+  namespace key = run_format::outcome_key;
+  return {{key::kStatus, run_format::to_string(o.status)},
+          {key::kExitCode, opt(o.exit_code)},
+          {key::kSignal, opt(o.signal)},
+          {key::kDurationS, o.duration_s},
+          {key::kTimeToKillS, opt(o.time_to_kill_s)},
+          {key::kErrors, o.errors}};
 }
 
 }  // namespace cgmem::lab

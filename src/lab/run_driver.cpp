@@ -542,8 +542,8 @@ RunResult Experiment::run() {
   remove_cgroups();
   result.outcome = classify(facts_);
   result.outcome_json = to_json(result.outcome);
-  result.outcome_json["events"] = events;
-  result.outcome_json["peak_bytes"] = peak ? nlohmann::json(*peak) : nlohmann::json(nullptr);
+  result.outcome_json[run_format::outcome_key::kEvents] = events;
+  result.outcome_json[run_format::outcome_key::kPeakBytes] = peak ? nlohmann::json(*peak) : nlohmann::json(nullptr);
   result.outcome_json["ops"] = command_run() ? nlohmann::json(nullptr) : nlohmann::json(ops.total_lines());
   result.outcome_json["samples"] = samples_;
   if (had_load) result.outcome_json["load"] = load_json();

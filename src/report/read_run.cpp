@@ -195,15 +195,16 @@ Result<Outcome> parse_outcome(std::string_view text, const std::string& path) {
   if (j.is_discarded() || !j.is_object()) {
     return fail("read outcome.json: not a JSON object", path, "the run is read as unfinished");
   }
+  namespace key = run_format::outcome_key;
   Outcome o;
-  o.status = get_str(j, "status").value_or("");
-  o.exit_code = get_int(j, "exit_code");
-  o.signal = get_int(j, "signal");
-  o.duration_s = get_f64(j, "duration_s").value_or(0);
-  o.time_to_kill_s = get_f64(j, "time_to_kill_s");
-  o.events = counters(child(j, "events"));
-  o.peak_bytes = get_u64(j, "peak_bytes");
-  if (const Json* errors = child(j, "errors"); errors && errors->is_array()) {
+  o.status = get_str(j, key::kStatus).value_or("");
+  o.exit_code = get_int(j, key::kExitCode);
+  o.signal = get_int(j, key::kSignal);
+  o.duration_s = get_f64(j, key::kDurationS).value_or(0);
+  o.time_to_kill_s = get_f64(j, key::kTimeToKillS);
+  o.events = counters(child(j, key::kEvents));
+  o.peak_bytes = get_u64(j, key::kPeakBytes);
+  if (const Json* errors = child(j, key::kErrors); errors && errors->is_array()) {
     for (const auto& e : *errors)
       if (e.is_string()) o.errors.push_back(e.get<std::string>());
   }

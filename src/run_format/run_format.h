@@ -48,6 +48,18 @@ std::string_view to_string(Status status);
 // the name as it is.
 std::optional<Status> parse_status(std::string_view text);
 
+// The keys of outcome.json.
+namespace outcome_key {
+inline constexpr char kStatus[] = "status";
+inline constexpr char kExitCode[] = "exit_code";
+inline constexpr char kSignal[] = "signal";
+inline constexpr char kDurationS[] = "duration_s";
+inline constexpr char kTimeToKillS[] = "time_to_kill_s";
+inline constexpr char kErrors[] = "errors";
+inline constexpr char kEvents[] = "events";        // memory.events at the end
+inline constexpr char kPeakBytes[] = "peak_bytes";  // memory.peak; null where the kernel has none
+}  // namespace outcome_key
+
 // The keys of one ops.jsonl line, in the order the lab writes them.
 namespace op_key {
 inline constexpr char kOp[] = "op";
