@@ -8,6 +8,7 @@
 
 #include "cli/app.h"
 #include "cli/cmd_watch_scan.h"
+#include "cli/signals.h"
 #include "cli/handlers.h"
 #include "common/exit_codes.h"
 #include "guard/act.h"

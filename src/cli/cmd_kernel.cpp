@@ -6,20 +6,18 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include <csignal>
 #include <thread>
 
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
+#include "cli/signals.h"
 #include "kernel/build.h"
 
 namespace cgmem::cli {
 
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-void on_signal(int) { g_stop = 1; }
 
 struct BuildArgs {
   int hz = 1000;
@@ -66,16 +64,13 @@ int run_build(const BuildArgs& a, bool json) {
   kernel::BuildRequest request{.inputs = {.hz = a.hz}, .source = *source, .kernels = *kernels, .force = a.force};
   if (!a.patch.empty()) request.inputs.patch = a.patch;
   request.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
+  catch_stop_signals();
   if (!json)
     fmt::print(stderr, "cgmem kernel: {} (key {}) from {} {}\n", kernel::kernel_name(request.inputs),
                kernel::cache_key(*source, request.inputs), source->tarball, source->version);
-  auto built = kernel::build_kernel(request, progress_events(json), &g_stop);
+  auto built = kernel::build_kernel(request, progress_events(json), stop_flag());
   if (!json && isatty(2)) fmt::print(stderr, "\n");
-  if (!built) return print_error(built.error()), g_stop ? kInterrupted : kFailure;
+  if (!built) return print_error(built.error()), stop_requested() ? kInterrupted : kFailure;
   const auto& e = built->entry;
   if (json) {
     auto j = entry_json(e, e.key);

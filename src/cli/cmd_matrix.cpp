@@ -2,15 +2,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <limits>
 
-#include "cgroup/host_probe.h"
+#include "host/probe.h"
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
+#include "cli/signals.h"
 #include "cli/version.h"
 #include "cli/matrix_vm.h"
 #include "kernel/resolve.h"
@@ -22,14 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-volatile std::sig_atomic_t g_stop = 0;
-void on_signal(int) { g_stop = 1; }
-
-std::string self_exe() {
-  std::error_code ec;
-  auto path = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("cgmem") : path.string();
-}
 
 std::string default_out(const std::string& name) {
   std::time_t t = std::time(nullptr);
@@ -88,17 +80,14 @@ int run_native(const MatrixFlags& f, lab::MatrixSpec& spec) {
   if (!f.order.empty()) o.plan.shuffle = f.order == "shuffle";
   o.plan.seed = f.seed;
   o.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
-  lab::ChildLauncher launcher(self_exe(), &g_stop);
+  catch_stop_signals();
+  lab::ChildLauncher launcher(self_exe(), stop_flag());
   lab::ProgressPrinter progress(stderr, f.progress_lines);
   auto result = lab::run_matrix(spec, o, launcher, progress);
   if (!result) return print_error(result.error()), kFailure;
   if (f.json) fmt::print("{}\n", result_json(*result).dump(2));
   else print_result(*result, f.progress_lines);
-  return result->interrupted || g_stop ? kInterrupted : kOk;
+  return result->interrupted || stop_requested() ? kInterrupted : kOk;
 }
 
 }  // namespace
@@ -129,7 +118,7 @@ int run_matrix(std::span<char*> args) {
   if (!spec) return print_error(spec.error()), kUsage;
   if (f.out.empty()) f.out = default_out(spec->name);
   if (f.native) {
-    auto host = cgroup::probe_host();
+    auto host = host::probe_host();
     if (!host.memory_controller_usable) {
       print_error(fmt::format("--native: this host has no usable cgroup v2 memory controller: {}", host.memory_reason));
       return kUnavailable;
@@ -142,7 +131,7 @@ int run_matrix(std::span<char*> args) {
     f.vm = true;
   }
   if (!f.vm) {
-    auto host = cgroup::probe_host();
+    auto host = host::probe_host();
     if (host.memory_controller_usable) return run_native(f, *spec);
     fmt::print(stderr, "cgmem matrix: no usable cgroup v2 memory controller here ({}); running the matrix in the VM\n",
                host.memory_reason);

@@ -11,6 +11,7 @@
 #include "cli/app.h"
 #include "cli/cmd_top_table.h"
 #include "cli/cmd_watch_scan.h"
+#include "cli/signals.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "watch/render.h"

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,8 @@
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
+#include "cli/signals.h"
+#include "cli/version.h"
 #include "kernel/resolve.h"
 #include "vm/session.h"
 
@@ -21,23 +22,6 @@ namespace cgmem::cli {
 
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-
-void on_signal(int) { g_stop = 1; }
-
-// SIGINT, SIGTERM and SIGHUP end QEMU by its PID instead of killing us first.
-void catch_signals() {
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
-}
-
-std::string self_path() {
-  std::error_code ec;
-  auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : path.string();
-}
 
 int report(const vm::VmOptions& options, const vm::VmRun& run, bool json) {
   fwrite(run.stdout_bytes.data(), 1, run.stdout_bytes.size(), stdout);
@@ -141,14 +125,14 @@ int run_vm(std::span<char*> args) {
     options.kernel_name = choice->name;
   }
 
-  catch_signals();
+  catch_stop_signals();  // QEMU is ended by its PID, not killed with us
   auto progress = [json](const std::string& line) {
     if (!json) fmt::print(stderr, "cgmem vm: {}\n", line);
   };
-  auto run = vm::run_vm(options, self_path(), progress, &g_stop);
+  auto run = vm::run_vm(options, self_exe(""), progress, stop_flag());
   if (!run) {
     print_error(run.error());
-    return g_stop ? kInterrupted : kUnavailable;
+    return stop_requested() ? kInterrupted : kUnavailable;
   }
   return report(options, *run, json);
 }

@@ -44,8 +44,4 @@ Result<watch::Replay> replay_snapshot(const std::string& dir, const TreeFlags& f
 // The wall clock, in seconds (CLOCK_MONOTONIC is common/clock.h's now_ns).
 double unix_time_s();
 
-// SIGINT, SIGTERM and SIGHUP set stop_requested() instead of killing.
-void catch_stop_signals();
-bool stop_requested();
-
 }  // namespace cgmem::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 
 namespace cgmem {
@@ -21,6 +22,12 @@ std::string binary_hash() {
     }
   }
   return fmt::format("{:016x}", hash);
+}
+
+std::string self_exe(std::string_view if_unknown) {
+  std::error_code ec;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(if_unknown) : path.string();
 }
 
 }  // namespace cgmem

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace cgmem {
 
@@ -10,5 +11,7 @@ std::string version();
 std::string git_commit();
 // FNV-1a 64 of /proc/self/exe, as 16 hex digits; "unknown" if unreadable.
 std::string binary_hash();
+// Where this binary is (/proc/self/exe); `if_unknown` when that cannot be read.
+std::string self_exe(std::string_view if_unknown = "cgmem");
 
 }  // namespace cgmem
