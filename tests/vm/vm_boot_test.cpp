@@ -146,10 +146,10 @@ TEST(VmBoot, TimeoutStopsQemuByPid) {
   auto boot = prepare("timeout");
   auto script = write_script(boot, "sleep 600\n");
   auto args = base_args(boot);
-  args.insert(args.end(), {"--timeout", "25", "--script", script.string()});
+  args.insert(args.end(), {"--timeout", "8", "--script", script.string()});
   finish(boot, start(boot, args));
   EXPECT_EQ(boot.code, 1);
-  EXPECT_NE(boot.stderr_text.find("cgmem: error: the guest did not finish within 25 s; QEMU was stopped (console: " +
+  EXPECT_NE(boot.stderr_text.find("cgmem: error: the guest did not finish within 8 s; QEMU was stopped (console: " +
                                   boot.out.string() + ".console.log)"),
             std::string::npos)
       << boot.stderr_text;

@@ -1,0 +1,1 @@
+// Compiles the libraries' precompiled header (src/CMakeLists.txt: cgmem_pch).
