@@ -2,7 +2,7 @@
 // killed driver left and never touches anything else. The mark is an
 // extended attribute on the cgroup directory (cgroupfs keeps trusted.*
 // xattrs, as systemd's trusted.invocation_id shows):
-//   trusted.cgmem = "pid=4242 dir=/work/runs/over-20261129T224027Z"
+//   trusted.cgmem = "pid=4242 dir=/srv/batches/over-20261129T224027Z"
 // naming the driver that created it. A cgroup without it is not cgmem's.
 #pragma once
 
