@@ -181,7 +181,7 @@ int run_run(std::span<char*> args) {
     return kUnavailable;
   }
   lab::DriverSetup setup{.options = options, .workload = *workload, .self_exe = self_exe()};
-  setup.cgroup2_mount = *facts.cgroup2_mount;
+  setup.system.cgroup2_mount = *facts.cgroup2_mount;
   setup.parent = options.parent.value_or(
       lab::default_parent(*facts.cgroup2_mount, facts.own_cgroup.value_or("/")));
   std::string out = options.out.value_or(lab::default_run_path(".", options.name, std::time(nullptr)));

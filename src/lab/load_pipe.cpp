@@ -1,13 +1,9 @@
 #include "lab/load_pipe.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <time.h>
-
-#include "common/clock.h"
 
 namespace cgmem::lab {
 
@@ -21,15 +17,6 @@ Result<LoadPipe> LoadPipe::open(int out_fd, int times_fd) {
 }
 
 void LoadPipe::close_write_end() { write_.reset(); }
-
-void LoadPipe::wait(uint64_t deadline_ns) const {
-  uint64_t now = now_ns();
-  if (now >= deadline_ns) return;
-  uint64_t left = deadline_ns - now;
-  timespec timeout{static_cast<time_t>(left / 1'000'000'000ULL), static_cast<long>(left % 1'000'000'000ULL)};
-  pollfd fd{.fd = read_.get(), .events = POLLIN, .revents = 0};
-  ::ppoll(&fd, read_.valid() ? 1 : 0, &timeout, nullptr);  // EINTR: a signal, the loop looks
-}
 
 void LoadPipe::drain(uint64_t now_ns, uint64_t since_ns) {
   if (!read_.valid()) return;

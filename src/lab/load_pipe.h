@@ -26,8 +26,8 @@ class LoadPipe {
   // After the load started: the driver keeps only the read end, so EOF comes
   // when the load (and whatever it started) has closed its stdout.
   void close_write_end();
-  // Waits until `deadline_ns` (CLOCK_MONOTONIC) or until output arrives.
-  void wait(uint64_t deadline_ns) const;
+  // Readable when output arrives (-1 once closed): the driver's sleep wakes on it.
+  int read_fd() const { return read_.get(); }
   // Copies what is there now; `since_ns` is the program's start.
   void drain(uint64_t now_ns, uint64_t since_ns);
 

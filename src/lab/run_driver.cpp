@@ -4,7 +4,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,7 +13,6 @@
 #include <optional>
 
 #include "cgroup/cgroup.h"
-#include "common/clock.h"
 #include "cgroup/device.h"
 #include "cgroup/files.h"
 #include "cgroup/flat_keyed.h"
@@ -65,11 +63,6 @@ class SignalScope {
   struct sigaction old_int_{}, old_term_{}, old_child_{};
 };
 
-void sleep_until(uint64_t ns) {
-  timespec ts{static_cast<time_t>(ns / 1'000'000'000ULL), static_cast<long>(ns % 1'000'000'000ULL)};
-  ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);  // EINTR: a signal, go on
-}
-
 Result<void> pin_self(unsigned cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -106,7 +99,7 @@ nlohmann::json events_json(const Cgroup& cg) {
 
 class Experiment {
  public:
-  explicit Experiment(const DriverSetup& s) : s_(s), o_(s.options) {}
+  explicit Experiment(const DriverSetup& s) : s_(s), o_(s.options), sys_(s.system) {}
   ~Experiment();
 
   Result<void> prepare();
@@ -123,10 +116,13 @@ class Experiment {
   Result<void> write_meta();
   Result<void> start();
   void loop();
+  void end_loop(uint64_t now, Progress& progress, bool kill);
   void sample(uint64_t now, Progress& progress);
   bool reap_workload(bool block);
   void stop_workload();
   bool command_run() const { return !o_.command.empty(); }
+  // The driver's clock (hides cgmem::now_ns, so no line reads another).
+  uint64_t now_ns() const { return sys_.clock->now_ns(); }
   bool load_due(uint64_t now) const;
   void start_load(uint64_t now);
   bool reap_load(bool block);
@@ -137,6 +133,7 @@ class Experiment {
 
   const DriverSetup& s_;
   const RunOptions& o_;
+  const DriverSystem& sys_;
   unsigned cpu_ = 0, sampler_cpu_ = 0;
   std::optional<RunDir> dir_;
   std::optional<Cgroup> parent_, cg_, neighbour_cg_, load_cg_;
@@ -162,7 +159,7 @@ Experiment::~Experiment() {
 }
 
 Result<void> Experiment::open_parent() {
-  auto parent = Cgroup::open(s_.parent);
+  auto parent = Cgroup::open(s_.parent, *sys_.cgroupfs);
   if (!parent)
     return fail(fmt::format("open the parent cgroup: {}", parent.error().message()), {},
                 "give --parent a cgroup2 directory you may write to (a delegated cgroup)");
@@ -325,10 +322,10 @@ Result<void> Experiment::prepare() {
   if (!ops || !err || !samples)
     return std::unexpected(!ops ? ops.error() : !err ? err.error() : samples.error());
   ops_fd_ = std::move(*ops), stderr_fd_ = std::move(*err), samples_fd_ = std::move(*samples);
-  auto sampler = Sampler::open(cg_->path());
+  auto sampler = Sampler::open(cg_->path(), sys_.proc_root);
   if (!sampler) return std::unexpected(sampler.error());
   sampler_ = std::move(*sampler);
-  kmsg_ = std::make_unique<KernelLog>();
+  kmsg_ = std::make_unique<KernelLog>(sys_.kmsg);
   return {};
 }
 
@@ -347,7 +344,7 @@ Result<void> Experiment::start() {
   if (auto pinned = pin_self(cpu_); !pinned) return pinned;  // the workload inherits it
   facts_.started_ns = now_ns();
   if (auto meta = write_meta(); !meta) return meta;
-  auto pid = cg_->spawn(spawn);
+  auto pid = sys_.spawner->spawn(*cg_, spawn);
   auto sampler_pinned = pin_self(sampler_cpu_);
   if (!pid) return std::unexpected(pid.error());
   workload_ = *pid;
@@ -386,7 +383,7 @@ void Experiment::start_load(uint64_t now) {
   load_facts_.started = true;
   load_facts_.started_ns = now;
   cgroup::SpawnOptions spawn{.argv = o_.load, .stdout_fd = load_pipe_->write_end(), .stderr_fd = load_err_fd_.get()};
-  auto pid = load_cg_->spawn(spawn);
+  auto pid = sys_.spawner->spawn(*load_cg_, spawn);
   load_pipe_->close_write_end();
   if (!pid) {
     facts_.errors.push_back(fmt::format("--load: {}", pid.error().message()));
@@ -437,6 +434,13 @@ void Experiment::sample(uint64_t now, Progress& progress) {
   progress.update(now, *tick);
 }
 
+// The last tick sees the workload as it was; then, if asked, it is killed.
+void Experiment::end_loop(uint64_t now, Progress& progress, bool kill) {
+  facts_.ended_ns = now;
+  sample(now, progress);
+  if (kill) stop_workload();
+}
+
 void Experiment::loop() {
   Progress progress(s_.progress, dir_->file(run_format::kOpsFile), facts_.started_ns);
   uint64_t cap_at = facts_.started_ns + o_.cap_ns;
@@ -449,41 +453,27 @@ void Experiment::loop() {
     // driver is an interruption even when the workload died of it first.
     if (g_stop_signal != 0) {
       facts_.interrupted = true;
-      facts_.ended_ns = now;
-      sample(now, progress);
-      if (!reaped) stop_workload();
-      return;
+      return end_loop(now, progress, !reaped);
     }
-    if (reaped) {
-      facts_.ended_ns = now;
-      sample(now, progress);  // the counters after the end
-      return;
-    }
+    if (reaped) return end_loop(now, progress, false);  // the counters after the end
     if (load_due(now)) start_load(now);
     // The load's end (or its failure to start) ends a --command run: a
     // server never ends on its own.
     if (facts_.load_failed || reap_load(false)) {
       facts_.load_finished = !facts_.load_failed;
-      facts_.ended_ns = now;
-      sample(now, progress);
-      stop_workload();
-      return;
+      return end_loop(now, progress, true);
     }
-    // At the cap the last tick sees the workload as it was, then it is killed.
     if (now >= cap_at) {
       facts_.stopped_at_cap = true;
-      facts_.ended_ns = now;
-      sample(now, progress);
-      stop_workload();
-      return;
+      return end_loop(now, progress, true);
     }
     if (now >= next) {
       sample(now, progress);
       next += o_.interval_ns;
       if (next <= now) next = now + o_.interval_ns;  // fell behind: skip, never burst
     }
-    if (load_pipe_) load_pipe_->wait(std::min(next, cap_at));  // wakes for the load's output too
-    else sleep_until(std::min(next, cap_at));
+    // Wakes for the load's output too.
+    sys_.clock->sleep_until(std::min(next, cap_at), load_pipe_ ? load_pipe_->read_fd() : -1);
   }
 }
 
@@ -501,8 +491,9 @@ void Experiment::remove_cgroups() {
 
 void Experiment::finish() {
   if (neighbour_ > 0) ::kill(neighbour_, SIGKILL), ::waitpid(neighbour_, nullptr, 0);
-  std::string rel = cg_->path().starts_with(s_.cgroup2_mount)
-                        ? cg_->path().substr(s_.cgroup2_mount.size())
+  const std::string& mount = sys_.cgroup2_mount;
+  std::string rel = cg_->path().starts_with(mount)
+                        ? cg_->path().substr(mount.size())
                         : "/" + o_.name;
   auto lines = kmsg_->collect(rel);
   if (!lines.empty()) {

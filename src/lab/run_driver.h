@@ -14,12 +14,16 @@
 // the sampler, to --sampler-cpu (default: another CPU when there is one), so
 // its own kernel charges (page cache for samples.jsonl, new /proc files)
 // land on a CPU whose charge stock the workload does not use.
+//
+// What it touches besides the run directory (cgroupfs, /proc, /dev/kmsg, the
+// clock, the spawner) comes in DriverSetup::system (driver_system.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/error.h"
+#include "lab/driver_system.h"
 #include "lab/outcome.h"
 #include "lab/run_options.h"
 #include "lab/workload_options.h"
@@ -32,12 +36,12 @@ struct DriverSetup {
   WorkloadOptions workload;  // parsed from options.workload_args, for meta.json
   std::string self_exe;      // the cgmem binary the workload is started from
   std::string parent;        // the cgroup under which NAME is created
-  std::string cgroup2_mount; // to name the cgroup as the kernel log does
   std::string run_dir;       // absolute
   Machine machine;
   nlohmann::json host;       // meta.json "host"
   nlohmann::json code;       // meta.json "code"
   LineSink progress;         // the once-a-second line (lab/progress.h); empty: none
+  DriverSystem system;       // the real one unless a test gives another
 };
 
 struct RunResult {

@@ -17,25 +17,32 @@
 
 namespace cgmem::testing {
 
+// mkdirat(parent_fd, name) with the control files of `template_dir`, as
+// the kernel gives a new cgroup its files: no pids, not populated. 0 or the errno.
+inline int make_fixture_cgroup(int parent_fd, const std::string& name, const std::string& template_dir) {
+  if (::mkdirat(parent_fd, name.c_str(), 0755) != 0) return errno;
+  int child = ::openat(parent_fd, name.c_str(), O_RDONLY | O_DIRECTORY);
+  for (const auto& entry : std::filesystem::directory_iterator(template_dir)) {
+    std::string file = entry.path().filename();
+    int fd = ::openat(child, file.c_str(), O_WRONLY | O_CREAT, 0644);
+    auto read = cgroup::read_text(entry.path().string());
+    std::string text = read ? *read : std::string();
+    if (file == "cgroup.procs" || file == "cgroup.threads") text.clear();  // a new cgroup is empty
+    if (file == "cgroup.events") text = "populated 0\nfrozen 0\n";
+    (void)!::write(fd, text.data(), text.size());
+    ::close(fd);
+  }
+  ::close(child);
+  return 0;
+}
+
 class RecordingEffects final : public cgroup::Effects {
  public:
   explicit RecordingEffects(std::string child_template) : template_(std::move(child_template)) {}
 
   int make_dir(int parent_fd, const std::string& name) override {
     calls.push_back("mkdir " + name);
-    if (::mkdirat(parent_fd, name.c_str(), 0755) != 0) return errno;
-    int child = ::openat(parent_fd, name.c_str(), O_RDONLY | O_DIRECTORY);
-    for (const auto& entry : std::filesystem::directory_iterator(template_)) {
-      std::string file = entry.path().filename();
-      int fd = ::openat(child, file.c_str(), O_WRONLY | O_CREAT, 0644);
-      std::string text = slurp(entry.path());
-      if (file == "cgroup.procs" || file == "cgroup.threads") text.clear();  // a new cgroup is empty
-      if (file == "cgroup.events") text = "populated 0\nfrozen 0\n";
-      (void)!::write(fd, text.data(), text.size());
-      ::close(fd);
-    }
-    ::close(child);
-    return 0;
+    return make_fixture_cgroup(parent_fd, name, template_);
   }
   // A fixture tree stands for cgroupfs unless a test says otherwise.
   bool on_cgroupfs(int) override { return cgroupfs; }
@@ -77,10 +84,6 @@ class RecordingEffects final : public cgroup::Effects {
   std::map<std::string, std::string> kernel_keeps;  // imitate the kernel's page rounding of memory.* limits
 
  private:
-  static std::string slurp(const std::filesystem::path& path) {
-    auto text = cgroup::read_text(path.string());
-    return text ? *text : std::string();
-  }
   std::string template_;
 };
 

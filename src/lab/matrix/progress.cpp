@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/clock.h"
+
 namespace cgmem::lab {
 
 std::string clock_text(double seconds) {
@@ -46,6 +48,32 @@ void ProgressPrinter::line(const std::string& text) {
   fmt::print(out_, "{}\n", text);
   std::fflush(out_);
   drawn_ = false;
+}
+
+BatchProgress::BatchProgress(ProgressPrinter& printer, size_t total, double remaining_caps_s)
+    : printer_(printer), state_{.total = total}, started_s_(now_s()), remaining_caps_s_(remaining_caps_s) {}
+
+std::function<void()> BatchProgress::start(size_t index, const std::string& name, double cap_s) {
+  remaining_caps_s_ -= cap_s;
+  cap_s_ = cap_s;
+  run_started_s_ = now_s();
+  state_.index = index, state_.name = name;
+  show();
+  return [this] { show(); };
+}
+
+void BatchProgress::show() {
+  state_.run_s = now_s() - run_started_s_;
+  state_.elapsed_s = now_s() - started_s_;
+  state_.eta_s = eta_seconds(remaining_caps_s_, cap_s_, state_.run_s, done_s_, done_cap_s_);
+  printer_.show(state_);
+}
+
+void BatchProgress::finish(const std::string& status, double seconds) {
+  done_s_ += seconds;
+  done_cap_s_ += cap_s_;
+  printer_.line(fmt::format("matrix: {:>{}}/{} {}: {} ({:.1f} s)", state_.index, std::to_string(state_.total).size(),
+                            state_.total, state_.name, status.empty() ? "no outcome.json" : status, seconds));
 }
 
 }  // namespace cgmem::lab

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 namespace cgmem::lab {
@@ -41,6 +42,25 @@ class ProgressPrinter {
   FILE* out_;
   bool tty_;
   bool drawn_ = false;
+};
+
+// The timings behind the line over one session of a batch: when it began,
+// and how long the runs finished so far took against their caps (the ETA).
+class BatchProgress {
+ public:
+  // `remaining_caps_s`: the caps of every run this session will start.
+  BatchProgress(ProgressPrinter& printer, size_t total, double remaining_caps_s);
+  // Run `index` (from 1) starts: the line is shown; the tick redraws it.
+  std::function<void()> start(size_t index, const std::string& name, double cap_s);
+  // It ended after `seconds`: a line says how (`status` empty: no outcome.json).
+  void finish(const std::string& status, double seconds);
+
+ private:
+  void show();
+  ProgressPrinter& printer_;
+  ProgressState state_;
+  double started_s_, run_started_s_ = 0, cap_s_ = 0;
+  double remaining_caps_s_, done_s_ = 0, done_cap_s_ = 0;
 };
 
 }  // namespace cgmem::lab

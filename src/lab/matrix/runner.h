@@ -7,6 +7,9 @@
 // Pre-registration: with a claim file, its sha256 is recorded in batch.json
 // when the batch starts and in every run's meta.json; before each run the
 // file is hashed again and the batch stops if it changed.
+//
+// The parts: batch.h (the state on disk), launch_run.h (one run),
+// progress.h (the line and the ETA); this file only puts them in order.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,28 +17,13 @@
 #include <vector>
 
 #include "common/error.h"
+#include "lab/matrix/batch.h"
 #include "lab/matrix/launcher.h"
 #include "lab/matrix/plan.h"
 #include "lab/matrix/progress.h"
 #include "lab/matrix/spec.h"
 
 namespace cgmem::lab {
-
-struct MatrixOptions {
-  std::string out_dir;    // the batch directory
-  bool resume = false;    // go on with a batch that batch.json says was started
-  PlanOptions plan;
-  nlohmann::json code;    // this binary's identity: version, git_commit, binary_hash
-};
-
-struct RunRecord {
-  std::string name, config, workload, dir;
-  int rep = 1;
-  std::string state;      // "finished before" (skipped), "finished", "unfinished"
-  std::string status;     // outcome.json's status, if any
-  int exit_code = 0;
-  double seconds = 0;
-};
 
 struct MatrixResult {
   std::string batch_dir;
@@ -47,9 +35,5 @@ struct MatrixResult {
 
 Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& options, Launcher& launcher,
                                 ProgressPrinter& progress);
-
-// Sets meta.json's claim_sha256 in a run directory (written to a temporary
-// name, then renamed) when the run driver left it empty.
-Result<void> record_claim(const std::string& run_dir, const std::string& claim_sha256);
 
 }  // namespace cgmem::lab

@@ -1,0 +1,135 @@
+#include "lab/matrix/batch.h"
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <filesystem>
+
+#include "common/clock.h"
+#include "common/file.h"
+#include "lab/matrix/sha256.h"
+#include "run_format/run_format.h"
+
+namespace cgmem::lab {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+Result<Json> read_json(const fs::path& path) {
+  auto text = read_file(path.string(), path.filename().string());
+  if (!text) return std::unexpected(text.error());
+  Json j = Json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return fail("read: not a JSON object", path.string(), "move the file away");
+  return j;
+}
+
+Result<void> write_json(const fs::path& path, const Json& j) { return write_file_atomic(path.string(), j.dump(2) + "\n"); }
+
+Json run_entry(const RunRecord& r) {
+  return {{"dir", r.name}, {"config", r.config}, {"workload", r.workload}, {"rep", r.rep},
+          {"state", r.state}, {"status", r.status.empty() ? Json(nullptr) : Json(r.status)}};
+}
+
+// --resume: the batch.json there, if the claim is the one it started with.
+Result<Batch> resume_batch(const MatrixSpec& spec, const MatrixOptions& o, const std::optional<std::string>& claim,
+                           std::vector<std::string>& notes) {
+  Batch b{.dir = o.out_dir};
+  auto old = read_json(fs::path(b.dir) / run_format::kBatchFile);
+  if (!old) return std::unexpected(old.error());
+  b.json = *old;
+  std::string recorded = b.json.value("claim_sha256", Json()).is_string() ? b.json["claim_sha256"].get<std::string>() : "";
+  if (recorded != claim.value_or(""))
+    return fail(fmt::format("matrix: the claim changed since the batch started (sha256 {} then, {} now)",
+                            recorded.empty() ? "none" : recorded, claim.value_or("none")),
+                spec.claim.value_or(""), "restore the claim as it was, or start a new batch with --out");
+  if (b.json.value("code", Json()) != o.code)
+    notes.push_back("this cgmem build differs from the one that started the batch; "
+                    "`cgmem report` will refuse the mix unless --allow-mixed");
+  return b;
+}
+
+Result<Batch> start_batch(const MatrixSpec& spec, const MatrixOptions& o, const std::optional<std::string>& claim) {
+  Batch b{.dir = o.out_dir};
+  std::error_code ec;
+  if (fs::exists(b.dir, ec) && !fs::is_empty(b.dir, ec))
+    return fail("matrix: the batch directory exists, is not empty and holds no batch.json", b.dir,
+                "give --out a new or empty directory: a batch removes and rewrites what is inside it");
+  fs::create_directories(b.dir, ec);
+  if (ec) return fail("matrix: create the batch directory: " + ec.message(), b.dir, "pick another --out");
+  b.json = {{"schema", 1}, {"name", spec.name}, {"spec", fs::absolute(spec.path).string()},
+            {"claim", spec.claim ? Json(*spec.claim) : Json(nullptr)},
+            {"claim_sha256", claim ? Json(*claim) : Json(nullptr)}, {"started_at", iso_utc(std::time(nullptr))}, {"code", o.code}};
+  return b;
+}
+
+}  // namespace
+
+Result<void> Batch::save(const std::vector<RunRecord>& runs) {
+  json["runs"] = Json::array();
+  for (const auto& r : runs) json["runs"].push_back(run_entry(r));
+  json["updated_at"] = iso_utc(std::time(nullptr));
+  return write_json(fs::path(dir) / run_format::kBatchFile, json);
+}
+
+Result<Batch> open_batch(const MatrixSpec& spec, const MatrixOptions& o, const std::optional<std::string>& claim,
+                         std::vector<std::string>& notes) {
+  if (!fs::exists(fs::path(o.out_dir) / run_format::kBatchFile)) return start_batch(spec, o, claim);
+  if (!o.resume)
+    return fail("matrix: this directory already holds a batch", o.out_dir,
+                "pass --resume to finish it, or --out another directory");
+  return resume_batch(spec, o, claim, notes);
+}
+
+std::vector<RunRecord> run_records(const std::vector<PlannedRun>& runs, const std::string& batch_dir) {
+  std::vector<RunRecord> records;
+  for (const auto& r : runs)
+    records.push_back({.name = r.name, .config = r.config, .workload = r.workload,
+                       .dir = (fs::path(batch_dir) / r.name).string(), .rep = r.rep, .state = "unfinished"});
+  for (auto& rec : records)
+    if (fs::exists(fs::path(rec.dir) / run_format::kOutcomeFile))
+      rec.state = "finished before", rec.status = outcome_status(rec.dir);
+  return records;
+}
+
+Result<void> remove_unfinished(const std::string& run_dir) {
+  std::error_code ec;
+  auto status = fs::symlink_status(run_dir, ec);
+  auto meta = read_json(fs::path(run_dir) / run_format::kMetaFile);
+  bool ours = fs::is_directory(status) && (fs::is_empty(run_dir, ec) || (meta && meta->contains("schema")));
+  if (!ours)
+    return fail("matrix: an unfinished run's place holds something that is not a cgmem run directory",
+                run_dir, "move it away, then rerun with --resume");
+  fs::remove_all(run_dir, ec);
+  if (ec) return fail("matrix: remove the unfinished run: " + ec.message(), run_dir);
+  return {};
+}
+
+std::string outcome_status(const std::string& run_dir) {
+  auto j = read_json(fs::path(run_dir) / run_format::kOutcomeFile);
+  if (!j) return "";
+  auto it = j->find("status");
+  return it != j->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+Result<void> check_claim(const MatrixSpec& spec, const std::optional<std::string>& recorded) {
+  if (!spec.claim) return {};
+  auto now = sha256_file(*spec.claim);
+  if (!now) return std::unexpected(now.error());
+  if (*now != *recorded)
+    return fail(fmt::format("matrix: the claim changed after the batch started (sha256 {} then, {} now)", *recorded, *now),
+                *spec.claim, "restore the claim as it was, or start a new batch with --out");
+  return {};
+}
+
+Result<void> record_claim(const std::string& run_dir, const std::string& claim_sha256) {
+  fs::path meta = fs::path(run_dir) / run_format::kMetaFile;
+  auto j = read_json(meta);
+  if (!j) return std::unexpected(j.error());
+  if ((*j).value("claim_sha256", Json()) == Json(claim_sha256)) return {};
+  (*j)["claim_sha256"] = claim_sha256;
+  return write_json(meta, *j);
+}
+
+}  // namespace cgmem::lab

@@ -1,0 +1,64 @@
+// The state of a batch on disk: BATCH/batch.json, started once and saved
+// after every run, and for each planned run whether its outcome.json says it
+// finished (docs/matrix.md). The claim's hash is checked against it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "lab/matrix/plan.h"
+#include "lab/matrix/spec.h"
+
+namespace cgmem::lab {
+
+struct MatrixOptions {
+  std::string out_dir;    // the batch directory
+  bool resume = false;    // go on with a batch that batch.json says was started
+  PlanOptions plan;
+  nlohmann::json code;    // this binary's identity: version, git_commit, binary_hash
+};
+
+struct RunRecord {
+  std::string name, config, workload, dir;
+  int rep = 1;
+  std::string state;      // "finished before" (skipped), "finished", "unfinished"
+  std::string status;     // outcome.json's status, if any
+  int exit_code = 0;
+  double seconds = 0;
+};
+
+// batch.json: the record the batch started with, and its runs as they stand.
+struct Batch {
+  std::string dir;
+  nlohmann::json json;
+  Result<void> save(const std::vector<RunRecord>& runs);
+};
+
+// Starts batch.json in a new or empty directory, or with --resume reads back
+// the one there (refused when the claim changed since; a note when the build did).
+Result<Batch> open_batch(const MatrixSpec& spec, const MatrixOptions& options,
+                         const std::optional<std::string>& claim, std::vector<std::string>& notes);
+
+// A record per planned run in BATCH/NAME: "finished before" when its
+// outcome.json exists, else "unfinished".
+std::vector<RunRecord> run_records(const std::vector<PlannedRun>& runs, const std::string& batch_dir);
+
+// Removes what an unfinished run left, only when it is a run directory of
+// this batch: a real directory (not a link) that is empty or holds a cgmem
+// meta.json. Anything else is the user's and stays.
+Result<void> remove_unfinished(const std::string& run_dir);
+
+// outcome.json's status in a run directory; "" when there is none.
+std::string outcome_status(const std::string& run_dir);
+
+// An error when the claim file no longer hashes to `recorded`.
+Result<void> check_claim(const MatrixSpec& spec, const std::optional<std::string>& recorded);
+
+// Sets meta.json's claim_sha256 in a run directory (written to a temporary
+// name, then renamed) when the run driver left it empty.
+Result<void> record_claim(const std::string& run_dir, const std::string& claim_sha256);
+
+}  // namespace cgmem::lab
