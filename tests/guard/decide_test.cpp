@@ -132,6 +132,23 @@ TEST(Decide, TheLeakRuleKillsACrawlAndLeavesAFittingProgramAlone) {
   EXPECT_EQ(fired, 17u);  // 16 intervals of 64 KiB: the 1 MiB min_rise
 }
 
+TEST(Decide, TheRiseCountsFromMemoryHighAtTheLowest) {
+  // The VM's fit workload: 3 MiB below memory.high a second before it is
+  // throttled, then its last chunks at one page per sleep (16 KiB/s) up to
+  // 1 MiB over memory.high, then flat. Counted from the sample before, the
+  // rise would be 4 MiB and memory.max 33 s away at that average: a kill.
+  Policy p = policy("[[rules]]\nname = \"leaks\"\nmatch = \".\"\naction = \"kill\"\neta_over = \"30s\"\n"
+                    "min_rise = \"2M\"\n");
+  Guard g(p, {});
+  Series fit{.path = "/fit"};
+  fit.next(State::ok, kHigh - (3 << 20));
+  for (uint64_t i = 0; i < 120; ++i) {
+    uint64_t current = kHigh + (256 << 10) + std::min<uint64_t>(i, 48) * (16 << 10);
+    auto d = feed(g, (fit.next(State::throttled, current, 4 * 17), fit));
+    EXPECT_TRUE(d.empty()) << i << ": " << d.front().why;
+  }
+}
+
 TEST(Decide, ThrashingForT) {
   Policy p = policy("[[rules]]\nname = \"t\"\nmatch = \".\"\naction = \"kill\"\nthrash_for = \"3s\"\n");
   Guard g(p, {});
