@@ -57,7 +57,7 @@
 
 namespace cgmem::guard {
 
-inline constexpr size_t kLengthBins = 48;  // quarter octaves of sleep length from 1 ms (to 4 s)
+inline constexpr size_t kLengthBins = 48;  // quarter octaves of cycle length from 1 ms (to 4 s)
 
 // Sums for the least-squares fit of the time awake in an interval to its
 // high events (reclaim passes) and pages grown.
