@@ -1,9 +1,10 @@
 // emulate-shift on a synthetic crawl: a leak charged page by page on a
 // kernel at shift S, where a page that finds the CPU's stock empty charges a
 // 64-page batch and sleeps one (wheel) sleep, and a neighbour drains the
-// stock every `period` seconds on average (0.5 to 1.5 periods apart). The guard samples the S = 0 crawl every
-// 100 ms as the scanner would and must kill when the same crawl at shift S
-// reaches memory.max, and never earlier than the plain kernel at S = 0.
+// stock every `period` seconds on average (0.5 to 1.5 periods apart). The
+// guard samples the S = 0 crawl every 100 ms as the scanner would and must
+// kill when the same crawl at shift S reaches memory.max, and never earlier
+// than the plain kernel at S = 0.
 #include "guard/emulate.h"
 
 #include <gtest/gtest.h>
