@@ -70,7 +70,8 @@ TEST(EmulateShift, AtShiftZeroItNeverKillsBeforeTheKernel) {
   for (double period : {0.01, 0.1}) {
     Crawl c = crawl(0, period);
     // Only at memory.max itself, where the kernel kills too.
-    EXPECT_TRUE(c.kill_s < 0 || c.kill_s >= c.max_s - kInterval) << "killed at " << c.kill_s << " s, the kernel at " << c.max_s;
+    EXPECT_TRUE(c.kill_s < 0 || c.kill_s >= c.max_s - kInterval)
+        << "killed at " << c.kill_s << " s, the kernel at " << c.max_s;
     EXPECT_GT(c.max_s, 100);  // the per-page crawl: minutes at this scale
   }
 }

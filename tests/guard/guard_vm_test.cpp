@@ -81,7 +81,8 @@ TEST_F(GuardVm, AProgramThatFitsIsLeftAloneByTheLeakRule) {
   EXPECT_GT(median(lat), 20.0);
   // It rose less than the rule's min_rise (2M) over memory.high (12M).
   uint64_t peak = 0, last = 0;
-  for (const auto& sample : lines("fit/samples.jsonl")) peak = std::max(peak, last = sample["memory_current"].get<uint64_t>());
+  for (const auto& sample : lines("fit/samples.jsonl"))
+    peak = std::max(peak, last = sample["memory_current"].get<uint64_t>());
   std::cout << "fit: memory.current peak " << peak << ", last " << last << "\n";
   EXPECT_LT(peak, 14u << 20);
   // Alive until the script stopped its driver at the end (which then kills it).
