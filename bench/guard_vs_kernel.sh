@@ -48,17 +48,33 @@ def outcome(name):
 def cell(v):
     return "-" if v is None else f"{v:.1f}"
 
+def over_high(name):  # seconds from the first op that ended over memory.high to the kill
+    try:
+        with open(os.path.join(out, name, "meta.json")) as f:
+            meta = json.load(f)
+        with open(os.path.join(out, name, "ops.jsonl")) as f:
+            ops = [json.loads(line) for line in f]
+        t, _ = outcome(name)
+        first = next(o for o in ops if o["current_after"] > meta["limits"]["high"])
+    except (OSError, KeyError, StopIteration):
+        return None
+    return None if t is None else t - (first["t_ns"] - meta["started_mono_ns"]) / 1e9
+
+def ratio(g, k):
+    return f"{g / k:.2f}" if k and g else "-"
+
 crawl, how_c = outcome("crawl") if not shifts else outcome("k0")
 kill, how_k = outcome("kill")
 print(f"| run | time to the kill (s) | by |\n|---|---|---|")
 print(f"| crawl (no guard) | {cell(crawl)} | {how_c} |")
 print(f"| guard kill rule, throttled_for = 30s | {cell(kill)} | {how_k} |")
 if shifts:
-    print("\n| S | patched kernel, memory.high.throttle = S (s) | guard emulate-shift S, throttle 0 (s) | guard / kernel |")
-    print("|---|---|---|---|")
+    print("\n| S | patched kernel, memory.high.throttle = S (s) | guard emulate-shift S, throttle 0 (s) | guard / kernel "
+          "| over memory.high: kernel (s) | guard (s) | guard / kernel |")
+    print("|---|---|---|---|---|---|---|")
     for s in shifts:
         k, how_ks = outcome(f"k{s}")
         g, how_g = outcome(f"g{s}")
-        ratio = f"{g / k:.2f}" if k and g else "-"
-        print(f"| {s} | {cell(k)} ({how_ks}) | {cell(g)} ({how_g}) | {ratio} |")
+        ko, go = over_high(f"k{s}"), over_high(f"g{s}")
+        print(f"| {s} | {cell(k)} ({how_ks}) | {cell(g)} ({how_g}) | {ratio(g, k)} | {cell(ko)} | {cell(go)} | {ratio(go, ko)} |")
 PY

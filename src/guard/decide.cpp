@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -78,7 +79,9 @@ std::optional<Decision> Guard::decide(const Rule& rule, const Row& row, Track& t
   Decision d{.rule = &rule, .row = &row};
   bool started = false;
   auto throttled = episode(row.state == State::throttled, t.throttled_since, t.throttled_seen, now, row, &started);
-  if (started) t.rise_from = previous_current(row);
+  // Growth below memory.high was never throttled: a program that fits and
+  // crossed it within the first interval has grown only what lies above.
+  if (started) t.rise_from = s.high.is_max() ? previous_current(row) : std::max(previous_current(row), s.high.bytes());
   auto thrash = episode(row.state == State::thrashing, t.thrash_since, t.thrash_seen, now, row);
   d.evidence.throttled_s = throttled;
   d.evidence.thrash_s = thrash;

@@ -30,6 +30,9 @@ json evidence_json(const Evidence& e) {
                     {"budget_s", seconds_json(e.shift->budget_s)},
                     {"sleeps_counted", e.emulation->sleeps},
                     {"sleeps_per_batch", e.shift->sleeps_per_batch},
+                    {"drains_per_s", seconds_json(e.shift->costs.drains_per_s)},
+                    {"per_event_s", e.shift->costs.per_event_s},
+                    {"per_page_s", e.shift->costs.per_page_s},
                     {"start_usage", e.emulation->start_usage}};
   }
   return j;
