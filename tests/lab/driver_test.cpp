@@ -15,7 +15,7 @@
 #include <functional>
 #include <utility>
 
-#include "../cgroup/fixture.h"
+#include "support/fixture.h"
 #include "fixture_cgroupfs.h"
 #include "lab/marker.h"
 #include "support/vm_out.h"

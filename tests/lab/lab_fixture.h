@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "../cgroup/fixture.h"
+#include "support/fixture.h"
 
 namespace cgmem::testing {
 

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "../cgroup/fixture.h"
+#include "support/fixture.h"
 #include "lab/gc.h"
 
 namespace cgmem::lab {

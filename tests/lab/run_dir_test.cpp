@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "../cgroup/fixture.h"
+#include "support/fixture.h"
 #include "lab/ops_tail.h"
 #include "common/file.h"
 #include "run_format/run_format.h"
