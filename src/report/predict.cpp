@@ -251,6 +251,10 @@ std::optional<GrowthCheck> growth_check(const Run& run, const Meta& meta, const 
   g.end_bytes = static_cast<double>(*end->memory_current);
   g.start_bytes = static_cast<double>(*begin->memory_current);
   g.measured_kib_s = (g.end_bytes - static_cast<double>(*begin->memory_current)) / kKiB / span_s;
+  auto high = [](const Sample* x) { return x->memory_events.contains("high") ? x->memory_events.at("high") : 0; };
+  if (high(end) > high(begin))
+    g.pages_per_sleep = (g.end_bytes - g.start_bytes) / static_cast<double>(meta.page_size) /
+                        (static_cast<double>(high(end) - high(begin)) / model::kHighEventsPerSleep);
   double per_page = model::growth_rate(throttle(meta, k, k.batch), *end->memory_current);
   double per_batch = model::growth_rate(throttle(meta, k, 1), *end->memory_current);
   if (std::isfinite(per_page)) g.model_page_kib_s = per_page / kKiB;
