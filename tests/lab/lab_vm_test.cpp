@@ -84,6 +84,34 @@ TEST(LabVm, FileOverWithBothIsNotKilledAndStaysUnderMax) {
   EXPECT_EQ(run.ops.size(), 160u + 100u);
 }
 
+uint64_t read_bytes(const json& sample) {
+  uint64_t sum = 0;
+  json devices = sample.value("io_stat", json::object());
+  for (const auto& counters : devices) sum += counters.value("rbytes", uint64_t{0});
+  return sum;
+}
+
+// The static cgmem's own code, a few pages per op, gives reclaim too little:
+// killed as a plain run is (1 to 3.5 s measured), having read little.
+TEST(LabVm, OwnCodeAloneUnderMaxIsOomKilled) {
+  RunDirFiles run = load("own-code-max");
+  EXPECT_EQ(run.outcome["status"], "oom_killed");
+  ASSERT_FALSE(run.samples.empty());
+  EXPECT_LT(read_bytes(run.samples.back()), 33554432u);
+}
+
+// The whole copy walked every op: reclaim keeps taking the code and the
+// workload reads it back, so memory.max does not kill it within the cap
+// (6.4 x memory.max read in 10 s, measured at load 10).
+TEST(LabVm, OwnCodeWalkedEveryOpUnderMaxThrashes) {
+  RunDirFiles run = load("own-code-walked-max");
+  EXPECT_EQ(run.outcome["status"], "cap");
+  EXPECT_EQ(run.outcome["events"]["oom_kill"], 0);
+  EXPECT_GT(run.outcome["events"]["max"].get<uint64_t>(), 0u);
+  ASSERT_FALSE(run.samples.empty());
+  EXPECT_GE(read_bytes(run.samples.back()), 2 * 33554432u);
+}
+
 // Sleeps per throttled op (rise of the high counter / 17, rounded down: a
 // return to user space that reclaimed without sleeping adds 1, seen here as
 // rises of 18 and 1089 = 64 x 17 + 1) over the ops whose formula sleep at
