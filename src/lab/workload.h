@@ -39,10 +39,10 @@ Result<uint64_t> run_share(const WorkloadOptions& options, const Share& share,
                            OwnCounters& counters, int out_fd, const CodeMap* code = nullptr);
 
 // The whole workload: prepares --file, maps its own binary for
-// --own-code-size (/proc/self/exe: in the exec'd copy, the padded copy), forks --procs processes (or runs in
-// this one), waits for them. Returns the process exit code. A forked
-// process's error goes to `errors` as its message (one process's failure
-// does not end the others).
+// --own-code-size (/proc/self/exe: in the exec'd copy, the padded copy),
+// forks --procs processes (or runs in this one), waits for them. Returns the
+// process exit code. A forked process's error goes to `errors` as its
+// message (one process's failure does not end the others).
 Result<int> run_workload(const WorkloadOptions& options, OwnCounters& counters, int out_fd,
                          const LineSink& errors);
 
