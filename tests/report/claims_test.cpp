@@ -185,14 +185,22 @@ TEST(ReportClaims, AnOwnCodeRunThatWalkedNoCodeAndWasKilledIsNotReproduced) {
 TEST(ReportClaims, ProcsRowSaysPagesPerSleep) {
   auto runs = read_runs({std::string(CGMEM_FIXTURES) + "/runs/claims/anon-over-nb-high-r1"});
   ASSERT_TRUE(runs.has_value());
+  // The growth window: samples 1 to 2, 510 high events (30 sleeps).
+  auto start_at = [](report::Run& run, uint64_t bytes) {
+    *run.samples[1].memory_current = bytes;
+    run.samples[1].memory_stat["anon"] = bytes;
+  };
   report::Run one = runs->front();
-  Sample& start = one.samples[1];  // the growth window: samples 1 to 2, 510 high events (30 sleeps)
-  Sample& end = one.samples[2];
-  *start.memory_current = *end.memory_current - 30 * 4096;  // one page per sleep
+  uint64_t end = *one.samples[2].memory_current;
+  start_at(one, end - 30 * 4096);  // one page per sleep
   report::Run four = one;  // four sleepers side by side: 120 sleeps, 240 pages
   four.meta.procs = 4;
   four.samples[2].memory_events["high"] += 3 * 510;
-  *four.samples[1].memory_current = *end.memory_current - 240 * 4096;
+  start_at(four, end - 240 * 4096);
+  // memory.current also counts the per-CPU stock; pages per sleep reads anon.
+  report::Run stocked = one;
+  *stocked.samples[1].memory_current += 63 * 4096;
+  EXPECT_EQ(*predict(stocked).growth->pages_per_sleep, 1.0);
   runs->assign({one, four});
   std::vector<RunSummary> sums = {summarize(one), summarize(four)};
   std::vector<RunPrediction> preds = {predict(one), predict(four)};
