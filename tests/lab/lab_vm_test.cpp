@@ -91,18 +91,9 @@ uint64_t read_bytes(const json& sample) {
   return sum;
 }
 
-// The static cgmem's own code, a few pages per op, gives reclaim too little:
-// killed as a plain run is (1 to 3.5 s measured), having read little.
-TEST(LabVm, OwnCodeAloneUnderMaxIsOomKilled) {
-  RunDirFiles run = load("own-code-max");
-  EXPECT_EQ(run.outcome["status"], "oom_killed");
-  ASSERT_FALSE(run.samples.empty());
-  EXPECT_LT(read_bytes(run.samples.back()), 33554432u);
-}
-
 // The whole copy walked every op: reclaim keeps taking the code and the
 // workload reads it back, so memory.max does not kill it within the cap
-// (6.4 x memory.max read in 10 s, measured at load 10).
+// (6.4 to 16.4 x memory.max read in 10 s in three runs at load 4 to 10).
 TEST(LabVm, OwnCodeWalkedEveryOpUnderMaxThrashes) {
   RunDirFiles run = load("own-code-walked-max");
   EXPECT_EQ(run.outcome["status"], "cap");
