@@ -115,7 +115,7 @@ Claim own_code(const Cases& all) {
   auto cases = select(all, [](const Case& x) { return x.meta().own_code && has_max(x.meta()); });
   if (cases.empty()) {
     c.note = "a run with --own-code-size under memory.max whose workload needs more (cgmem run --max 32M -- --target "
-             "40M --own-code-size 24M)";
+             "40M --own-code-size 8M)";
     return c;
   }
   auto per_max = [](const Case& x, std::optional<double> bytes) -> std::optional<double> {
