@@ -45,7 +45,7 @@ int run_workload(std::span<char*> args) {
   if (options.own_code && !lab::adopt_own_copy()) {
     std::vector<char*> words{const_cast<char*>("workload")};
     words.insert(words.end(), args.begin(), args.end());
-    auto exec = lab::exec_own_copy(words, print_line_to_stderr);  // returns only on failure
+    auto exec = lab::exec_own_copy(words, options.own_code_bytes, print_line_to_stderr);  // returns only on failure
     print_error(exec.error());
     return kFailure;
   }

@@ -42,6 +42,15 @@ void add_workload_flags(CLI::App& app, lab::WorkloadOptions& o) {
   app.add_flag("--own-code", o.own_code,
                "run from a fresh, uncached copy of the binary, so its code is charged to its cgroup");
   app.add_option_function<std::string>(
+         "--own-code-size",
+         [&o](const std::string& text) {
+           o.own_code = true;
+           o.own_code_bytes = limit_from(text, {}).bytes();
+         },
+         "implies --own-code: pad the copy to this size, map it executable and read one byte of every page "
+         "each op, as an interpreter walks its code")
+      ->check(size_validator({}));
+  app.add_option_function<std::string>(
       "--cgroup-dir", [&o](const std::string& dir) { o.cgroup_dir = dir; },
       "read memory.current/memory.events here (default: the process's own cgroup)");
 }

@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <utility>
 #include <vector>
 
 #include "common/fd.h"
@@ -15,26 +17,38 @@
 namespace cgmem::lab {
 namespace {
 
-Result<void> copy_file(const char* from, const std::string& to) {
-  Fd in(::open(from, O_RDONLY | O_CLOEXEC));
-  if (!in.valid()) return sys_error("open", from);
-  struct stat st{};
-  ::fstat(in.get(), &st);
-  Fd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755));
-  if (!out.valid()) return sys_error("create the own-code copy", to, "is the working directory writable?");
-  off_t offset = 0;
-  while (offset < st.st_size) {
-    ssize_t n = ::sendfile(out.get(), in.get(), &offset, static_cast<size_t>(st.st_size - offset));
+// Appends the first `bytes` of `in` to `out`.
+Result<void> append(int out, int in, uint64_t bytes, const std::string& to) {
+  off_t from = 0;
+  while (static_cast<uint64_t>(from) < bytes) {
+    ssize_t n = ::sendfile(out, in, &from, static_cast<size_t>(bytes - static_cast<uint64_t>(from)));
     if (n <= 0) return sys_error("copy the binary", to);
   }
+  return {};
+}
+
+}  // namespace
+
+Result<void> copy_padded(const std::string& from, const std::string& to, uint64_t size) {
+  Fd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!in.valid()) return sys_error("open", from);
+  struct stat st{};
+  if (::fstat(in.get(), &st) != 0) return sys_error("stat", from);
+  Fd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755));
+  if (!out.valid()) return sys_error("create the own-code copy", to, "is the working directory writable?");
+  auto whole = static_cast<uint64_t>(st.st_size);
+  uint64_t written = 0;
+  do {  // the binary whole, then repeats of it (the last one cut) up to `size`
+    uint64_t piece = written == 0 ? whole : std::min(whole, size - written);
+    if (auto done = append(out.get(), in.get(), piece, to); !done) return done;
+    written += piece;
+  } while (whole > 0 && written < size);
   int synced = ::fsync(out.get());
   int dropped = ::posix_fadvise(out.get(), 0, 0, POSIX_FADV_DONTNEED);
   if (synced != 0) return sys_error("fsync", to);
   if (dropped != 0) return fail("posix_fadvise(DONTNEED) failed", to);
   return {};
 }
-
-}  // namespace
 
 Result<Residency> residency(const std::string& path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -55,9 +69,9 @@ Result<Residency> residency(const std::string& path) {
   return out;
 }
 
-Result<void> exec_own_copy(std::span<char*> args, const LineSink& note) {
+Result<void> exec_own_copy(std::span<char*> args, uint64_t size, const LineSink& note) {
   std::string copy = fmt::format(".cgmem-own-code-{}", ::getpid());
-  if (auto copied = copy_file("/proc/self/exe", copy); !copied) return copied;
+  if (auto copied = copy_padded("/proc/self/exe", copy, size); !copied) return copied;
   auto cached = residency(copy);
   if (!cached) return std::unexpected(cached.error());
   if (cached->cached != 0) {
@@ -83,6 +97,31 @@ bool adopt_own_copy() {
   ::unlink(copy);
   ::unsetenv(kOwnCodeEnv);
   return true;
+}
+
+Result<CodeMap> CodeMap::map(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return sys_error("open", path);
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) return sys_error("stat", path);
+  if (st.st_size == 0) return fail("the own code to walk is empty", path);
+  auto bytes = static_cast<size_t>(st.st_size);
+  void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd.get(), 0);
+  if (base == MAP_FAILED) return sys_error("map executable", path, "is the run disk mounted noexec?");
+  return CodeMap(static_cast<const unsigned char*>(base), bytes, static_cast<size_t>(::sysconf(_SC_PAGESIZE)));
+}
+
+CodeMap::CodeMap(CodeMap&& other) noexcept
+    : base_(std::exchange(other.base_, nullptr)), bytes_(other.bytes_), page_(other.page_) {}
+
+CodeMap::~CodeMap() {
+  if (base_ != nullptr) ::munmap(const_cast<unsigned char*>(base_), bytes_);
+}
+
+uint64_t CodeMap::walk() const {
+  uint64_t sum = 0;
+  for (size_t at = 0; at < bytes_; at += page_) sum += *static_cast<const volatile unsigned char*>(base_ + at);
+  return sum;
 }
 
 }  // namespace cgmem::lab

@@ -11,10 +11,12 @@
 
 #include <cstring>
 #include <fmt/format.h>
+#include <optional>
 #include <vector>
 
 #include "lab/mulberry32.h"
 #include "lab/op_line.h"
+#include "lab/own_code.h"
 #include "common/clock.h"
 #include "common/file.h"
 #include "common/size.h"
@@ -35,8 +37,8 @@ Result<void*> map_chunk(uint64_t bytes, bool populate) {
 // One process's state while it runs: everything allocated before op 0.
 class Runner {
  public:
-  Runner(const WorkloadOptions& o, const Share& s, OwnCounters& c, int out_fd)
-      : o_(o), share_(s), counters_(c), out_fd_(out_fd), rng_(s.seed), line_(line_storage_) {
+  Runner(const WorkloadOptions& o, const Share& s, OwnCounters& c, int out_fd, const CodeMap* code)
+      : o_(o), share_(s), counters_(c), out_fd_(out_fd), code_(code), rng_(s.seed), line_(line_storage_) {
     record_.pid = static_cast<int>(::getpid());
   }
 
@@ -56,6 +58,7 @@ class Runner {
   Share share_;
   OwnCounters& counters_;
   int out_fd_;
+  const CodeMap* code_;  // --own-code-size: walked at the start of every op
   Mulberry32 rng_;
   std::vector<void*> chunks_;
   void* scratch_ = nullptr;
@@ -70,6 +73,7 @@ Result<void> Runner::measure(run_format::Phase phase, Body&& body) {
   auto before = counters_.read();
   if (!before) return std::unexpected(before.error());
   uint64_t start = now_ns();
+  if (code_ != nullptr) code_->walk();
   if (auto done = body(); !done) return done;
   uint64_t end = now_ns();
   auto after = counters_.read();
@@ -269,8 +273,8 @@ Result<int> wait_children(const std::vector<pid_t>& children) {
 }  // namespace
 
 Result<uint64_t> run_share(const WorkloadOptions& options, const Share& share,
-                           OwnCounters& counters, int out_fd) {
-  Runner runner(options, share, counters, out_fd);
+                           OwnCounters& counters, int out_fd, const CodeMap* code) {
+  Runner runner(options, share, counters, out_fd, code);
   return runner.run();
 }
 
@@ -281,13 +285,20 @@ Result<int> run_workload(const WorkloadOptions& o, OwnCounters& counters, int ou
     if (!prepared) return std::unexpected(prepared.error());
     file = *prepared;
   }
+  std::optional<CodeMap> own;  // mapped before the fork: each process walks the same pages
+  if (o.own_code_bytes > 0) {
+    auto mapped = CodeMap::map("/proc/self/exe");
+    if (!mapped) return std::unexpected(mapped.error());
+    own.emplace(std::move(*mapped));
+  }
+  const CodeMap* walked = own ? &*own : nullptr;
   uint64_t share_bytes = o.target_bytes / o.procs / o.chunk_bytes * o.chunk_bytes;
   auto share_of = [&](unsigned i) {
     return Share{.target_bytes = share_bytes, .seed = o.seed + i, .file_offset = i * share_bytes};
   };
   Result<int> code = 0;
   if (o.procs == 1) {
-    auto ops = run_share(o, share_of(0), counters, out_fd);
+    auto ops = run_share(o, share_of(0), counters, out_fd, walked);
     if (!ops) code = std::unexpected(ops.error());
   } else {
     std::vector<pid_t> children;
@@ -295,7 +306,7 @@ Result<int> run_workload(const WorkloadOptions& o, OwnCounters& counters, int ou
       pid_t pid = ::fork();
       if (pid < 0) return sys_error("fork a workload process");
       if (pid == 0) {
-        auto ops = run_share(o, share_of(i), counters, out_fd);
+        auto ops = run_share(o, share_of(i), counters, out_fd, walked);
         if (!ops && errors) errors(ops.error().message());
         ::_exit(ops ? 0 : 1);
       }

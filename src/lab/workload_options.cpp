@@ -40,6 +40,10 @@ Result<void> validate(const WorkloadOptions& o, uint64_t page_size, uint64_t ram
   } else if (o.file_size != 0) {
     return fail("--file-size needs --file");
   }
+  if (o.own_code_bytes != 0 && !o.own_code) return fail("--own-code-size needs --own-code");
+  if (ram_bytes != 0 && o.own_code_bytes > ram_bytes)
+    return fail(fmt::format("--own-code-size {} is above this machine's RAM ({})", format_bytes(o.own_code_bytes),
+                            format_bytes(ram_bytes)));
   if (o.set_own_high && *o.set_own_high < page_size)
     return fail(fmt::format("--set-own-high {} is below one page", *o.set_own_high));
   return {};
@@ -50,7 +54,7 @@ nlohmann::json to_json(const WorkloadOptions& o) {
       {"chunk_bytes", o.chunk_bytes}, {"target_bytes", o.target_bytes}, {"churn", o.churn},
       {"procs", o.procs},             {"seed", o.seed},                 {"populate", o.populate},
       {"file", nullptr},              {"file_size", o.file_size},       {"set_own_high", nullptr},
-      {"own_code", o.own_code}};
+      {"own_code", o.own_code},       {"own_code_bytes", o.own_code_bytes}};
   if (o.file) out["file"] = *o.file;
   if (o.set_own_high) out["set_own_high"] = *o.set_own_high;
   return out;

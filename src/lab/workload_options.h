@@ -26,6 +26,7 @@ struct WorkloadOptions {
   uint64_t file_size = 0;               // --file-size
   std::optional<uint64_t> set_own_high; // --set-own-high: write own memory.high after growing
   bool own_code = false;                // --own-code: exec a fresh, uncached copy of cgmem
+  uint64_t own_code_bytes = 0;          // --own-code-size: pad the copy to this, walk it every op
   // --cgroup-dir: where to read memory.current/memory.events; default: the
   // process's own cgroup (/proc/self/cgroup under the cgroup2 mount).
   std::optional<std::string> cgroup_dir;

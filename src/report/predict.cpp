@@ -251,6 +251,16 @@ std::optional<GrowthCheck> growth_check(const Run& run, const Meta& meta, const 
   g.end_bytes = static_cast<double>(*end->memory_current);
   g.start_bytes = static_cast<double>(*begin->memory_current);
   g.measured_kib_s = (g.end_bytes - static_cast<double>(*begin->memory_current)) / kKiB / span_s;
+  // memory.stat anon when both ends have it: memory.current also counts the
+  // per-CPU stock, up to 63 pages that come and go with a drain.
+  auto count = [](const Sample* x, const char* key) { return x->memory_stat.contains(key) ? x->memory_stat.at(key) : 0; };
+  auto high = [](const Sample* x) { return x->memory_events.contains("high") ? x->memory_events.at("high") : 0; };
+  bool anon = begin->memory_stat.contains("anon") && end->memory_stat.contains("anon");
+  double rise = anon ? static_cast<double>(count(end, "anon")) - static_cast<double>(count(begin, "anon"))
+                     : g.end_bytes - g.start_bytes;
+  if (high(end) > high(begin))
+    g.pages_per_sleep = rise / static_cast<double>(meta.page_size) /
+                        (static_cast<double>(high(end) - high(begin)) / model::kHighEventsPerSleep);
   double per_page = model::growth_rate(throttle(meta, k, k.batch), *end->memory_current);
   double per_batch = model::growth_rate(throttle(meta, k, 1), *end->memory_current);
   if (std::isfinite(per_page)) g.model_page_kib_s = per_page / kKiB;

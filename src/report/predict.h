@@ -82,6 +82,11 @@ struct GrowthCheck {
   double measured_kib_s = 0;
   std::optional<double> model_page_kib_s;   // procs x 1 page per sleep
   std::optional<double> model_batch_kib_s;  // procs x 64 pages per sleep
+  // The rise of memory.stat anon (else memory.current) in pages / (the high
+  // counter's rise / 17) over the window: pages per sleep of all the
+  // processes together, when nothing is reclaimable. Absent without high
+  // events in the window.
+  std::optional<double> pages_per_sleep;
 };
 
 struct RunPrediction {

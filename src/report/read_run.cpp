@@ -58,6 +58,7 @@ void read_meta_parts(const Json& j, Meta& m) {
   m.procs = get_int(w, "procs").value_or(1);
   m.populate = get_bool(w, "populate").value_or(false);
   m.own_code = get_bool(w, "own_code").value_or(false);
+  m.own_code_bytes = get_u64(w, "own_code_bytes").value_or(0);
   m.file = get_str(w, "file").has_value();
   m.set_own_high = get_u64(w, "set_own_high");
   m.command = get_str(w, "kind").value_or("") == "command";

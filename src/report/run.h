@@ -55,6 +55,7 @@ struct Meta {
   uint64_t chunk_bytes = 256 * 1024, target_bytes = 0;
   int procs = 1;
   bool populate = false, own_code = false, file = false;
+  uint64_t own_code_bytes = 0;  // --own-code-size: the copy walked every op; 0 when not walked
   std::optional<uint64_t> set_own_high;
   std::string kernel;
   int hz = 0;

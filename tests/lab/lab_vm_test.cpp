@@ -84,6 +84,25 @@ TEST(LabVm, FileOverWithBothIsNotKilledAndStaysUnderMax) {
   EXPECT_EQ(run.ops.size(), 160u + 100u);
 }
 
+uint64_t read_bytes(const json& sample) {
+  uint64_t sum = 0;
+  json devices = sample.value("io_stat", json::object());
+  for (const auto& counters : devices) sum += counters.value("rbytes", uint64_t{0});
+  return sum;
+}
+
+// The whole copy walked every op: reclaim keeps taking the code and the
+// workload reads it back, so memory.max does not kill it within the cap
+// (6.4 to 16.4 x memory.max read in 10 s in three runs at load 4 to 10).
+TEST(LabVm, OwnCodeWalkedEveryOpUnderMaxThrashes) {
+  RunDirFiles run = load("own-code-walked-max");
+  EXPECT_EQ(run.outcome["status"], "cap");
+  EXPECT_EQ(run.outcome["events"]["oom_kill"], 0);
+  EXPECT_GT(run.outcome["events"]["max"].get<uint64_t>(), 0u);
+  ASSERT_FALSE(run.samples.empty());
+  EXPECT_GE(read_bytes(run.samples.back()), 2 * 33554432u);
+}
+
 // Sleeps per throttled op (rise of the high counter / 17, rounded down: a
 // return to user space that reclaimed without sleeping adds 1, seen here as
 // rises of 18 and 1089 = 64 x 17 + 1) over the ops whose formula sleep at

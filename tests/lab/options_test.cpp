@@ -39,6 +39,15 @@ TEST(WorkloadOptions, RejectsBadCombinationsByName) {
   EXPECT_EQ(validate(o, 4096).error().message(), "--populate applies to anonymous memory, not to --file");
   o = anon(40 * kMiB), o.file_size = kMiB;
   EXPECT_EQ(validate(o, 4096).error().message(), "--file-size needs --file");
+  o = anon(40 * kMiB), o.own_code_bytes = 24 * kMiB;
+  EXPECT_EQ(validate(o, 4096).error().message(), "--own-code-size needs --own-code");
+  o.own_code = true;
+  EXPECT_TRUE(validate(o, 4096, 512 * kMiB));
+  EXPECT_EQ(validate(o, 4096, 16 * kMiB).error().message(),
+            "--target 40MiB is above this machine's RAM (16MiB) (the workload would wait on the whole machine's OOM "
+            "killer; give a smaller --target)");
+  o.target_bytes = kMiB;
+  EXPECT_EQ(validate(o, 4096, 16 * kMiB).error().message(), "--own-code-size 24MiB is above this machine's RAM (16MiB)");
 }
 
 TEST(WorkloadOptions, MetaJson) {
@@ -49,6 +58,15 @@ TEST(WorkloadOptions, MetaJson) {
   EXPECT_EQ(j["chunk_bytes"], 262144);
   EXPECT_EQ(j["set_own_high"], 28 * kMiB);
   EXPECT_TRUE(j["file"].is_null());
+  EXPECT_EQ(j["own_code_bytes"], 0);
+}
+
+TEST(WorkloadWords, OwnCodeSizeImpliesOwnCode) {
+  auto o = cli::parse_workload_words({"--target", "40M", "--own-code-size", "24M"});
+  ASSERT_TRUE(o) << o.error().message();
+  EXPECT_TRUE(o->own_code);
+  EXPECT_EQ(o->own_code_bytes, 24 * kMiB);
+  EXPECT_EQ(to_json(*o)["own_code_bytes"], 24 * kMiB);
 }
 
 TEST(WorkloadWords, ParsedLikeTheCommand) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -176,6 +178,19 @@ TEST(WorkloadCommand, OwnCodeRunsFromAnUncachedCopy) {
   EXPECT_NE(err.find("own code: 0 of "), std::string::npos) << err;
   for (auto& entry : std::filesystem::directory_iterator(tree.tmp.path()))
     EXPECT_FALSE(entry.path().filename().string().starts_with(".cgmem-own-code-"));
+}
+
+// --own-code-size pads the copy past the binary; the copy walks it every op.
+TEST(WorkloadCommand, OwnCodeSizePadsTheCopy) {
+  ThrottledTree tree;
+  uint64_t size = std::filesystem::file_size(CGMEM_BINARY) + kMiB + 100;
+  std::string cmd = "cd " + tree.tmp.path() + " && " + CGMEM_BINARY + " workload --target 512K --churn 1 " +
+                    "--own-code-size " + std::to_string(size) + " --cgroup-dir " + tree.cgroup +
+                    " > ops.jsonl 2> err.txt";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << testing::slurp(tree.tmp.path() + "/err.txt");
+  EXPECT_EQ(lines_of(tree.tmp.path() + "/ops.jsonl").size(), 3u);
+  std::string err = testing::slurp(tree.tmp.path() + "/err.txt");
+  EXPECT_NE(err.find(fmt::format("own code: 0 of {} pages", (size + 4095) / 4096)), std::string::npos) << err;
 }
 
 }  // namespace

@@ -130,8 +130,9 @@ TEST(ReportClaims, TheClaimsFixtureAtHz250) {
             "measured / model in the regime the run showed (1c) within 0.8 to 1.25, with or without the program's "
             "own time (its ops at the unthrottled latency, which the model leaves out).");
   EXPECT_EQ(row(claims, "own-code"),
-            "killed 0 of 1 (runs of 10.0 s); read 11.9 times memory.max; PSI memory some 10%, io some 80% of the time | "
-            "reproduced | test: no run killed, each read 2 or more times its memory.max from disk.");
+            "code walked every op 0.75 times memory.max; killed 0 of 1 (runs of 10.0 s); read 11.9 times memory.max; "
+            "median op 3.00 ms; PSI memory some 10%, io some 80% of the time | reproduced | test: no run killed, each "
+            "read 2 or more times its memory.max from disk.");
   EXPECT_EQ(row(claims, "page-cache"),
             "killed 0 of 1; pgsteal 8320; PSI memory some 0.01 s, 0% of the time | reproduced | test: no run killed; "
             "each reclaimed (pgsteal > 0) with PSI memory some 5% of the time or less.");
@@ -160,6 +161,60 @@ TEST(ReportClaims, AKillFarFromTheModelIsNotReproduced) {
   auto claims = check_claims(*runs, sums, preds);
   EXPECT_EQ(row(claims, "both-kill-per-batch").substr(0, 86),
             "killed at 10.0 s; model 211 s per page, 3.43 s per batch; per batch seen: 2.912x | not");
+}
+
+// --own-code alone (no code walked) and killed: not reproduced, and the note says why.
+TEST(ReportClaims, AnOwnCodeRunThatWalkedNoCodeAndWasKilledIsNotReproduced) {
+  auto runs = read_runs({std::string(CGMEM_FIXTURES) + "/runs/claims/anon-over-owncode-max-r1"});
+  ASSERT_TRUE(runs.has_value());
+  runs->front().meta.own_code_bytes = 0;
+  runs->front().outcome->status = "oom_killed";
+  std::vector<RunSummary> sums = {summarize(runs->front())};
+  std::vector<RunPrediction> preds = {predict(runs->front())};
+  EXPECT_EQ(row(check_claims(*runs, sums, preds), "own-code"),
+            "code walked every op 0 times memory.max; killed 1 of 1 (runs of 10.0 s); read 11.9 times memory.max; "
+            "median op 3.00 ms; PSI memory some 10%, io some 80% of the time | not reproduced | test: no run killed, "
+            "each read 2 or more times its memory.max from disk. The study saw the kill come too, in one smoke run, "
+            "21.7 s after the start. Runs with 0 code walked ran --own-code alone: the static cgmem runs a few pages "
+            "of its code per op, where the study's interpreter ran much of its own (--own-code-size walks a padded "
+            "copy every op).");
+}
+
+// Four processes beside the neighbour that grew 2 pages per sleep, where the
+// one process grew 1: the row names the pages per sleep and why.
+TEST(ReportClaims, ProcsRowSaysPagesPerSleep) {
+  auto runs = read_runs({std::string(CGMEM_FIXTURES) + "/runs/claims/anon-over-nb-high-r1"});
+  ASSERT_TRUE(runs.has_value());
+  // The growth window: samples 1 to 2, 510 high events (30 sleeps).
+  auto start_at = [](report::Run& run, uint64_t bytes) {
+    *run.samples[1].memory_current = bytes;
+    run.samples[1].memory_stat["anon"] = bytes;
+  };
+  report::Run one = runs->front();
+  uint64_t end = *one.samples[2].memory_current;
+  start_at(one, end - 30 * 4096);  // one page per sleep
+  report::Run four = one;  // four sleepers side by side: 120 sleeps, 240 pages
+  four.meta.procs = 4;
+  four.samples[2].memory_events["high"] += 3 * 510;
+  start_at(four, end - 240 * 4096);
+  // memory.current also counts the per-CPU stock; pages per sleep reads anon.
+  report::Run stocked = one;
+  *stocked.samples[1].memory_current += 63 * 4096;
+  EXPECT_EQ(*predict(stocked).growth->pages_per_sleep, 1.0);
+  runs->assign({one, four});
+  std::vector<RunSummary> sums = {summarize(one), summarize(four)};
+  std::vector<RunPrediction> preds = {predict(one), predict(four)};
+  ASSERT_EQ(*preds[0].growth->pages_per_sleep, 1.0);
+  ASSERT_EQ(*preds[1].growth->pages_per_sleep, 2.0);
+  EXPECT_EQ(row(check_claims(*runs, sums, preds), "procs"),
+            "4 processes: 16.0 KiB/s, 8.00 times one process at the same overage; pages per sleep 2.00, one process "
+            "1.00 | not reproduced | test: speed-up within 0.625 to 1.5 times the number of processes; each run's "
+            "growth over the last window divided by the model at its own final usage, so different overages "
+            "compare. Pages per sleep explain it: 2.00 times one process's, with the processes sleeping side by side. "
+            "They share the cgroup's "
+            "per-CPU charge stock (consume_stock serves any of its tasks on that CPU), and only the task that "
+            "charged a batch sleeps, so the others take its pages without a sleep until a neighbour's charge drains "
+            "the stock.");
 }
 
 TEST(ReportClaims, TheSectionCountsTheVerdicts) {

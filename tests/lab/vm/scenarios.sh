@@ -21,6 +21,10 @@ dd if=/dev/zero of=file-over.data bs=1M count=48 2> /dev/null
 sync
 run file-over-both --max $M --high $H --cap 40 -- --target 40M --file file-over.data --file-size 48M --churn 100
 rm -f file-over.data
+# Own code charged to the cgroup under memory.max, the whole 8 MiB copy
+# walked every op: it thrashes. (--own-code alone is killed in some runs and
+# thrashes in others, so it is not a test.)
+run own-code-walked-max --max $M --cap 10 -- --target 40M --own-code-size 8M
 # The study's two regimes of sleeps per throttled op.
 run sleeps-default --high $H --cap 15 -- --target 40M
 run sleeps-neighbour --high $H --cap 50 --neighbour 100ms -- --target 40M
