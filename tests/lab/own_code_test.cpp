@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "../cgroup/fixture.h"
+#include "support/fixture.h"
 
 namespace cgmem::lab {
 namespace {
