@@ -20,7 +20,7 @@ namespace cgmem::cgroup {
 
 // Reads a whole file relative to dir_fd (AT_FDCWD for an absolute path).
 // `display` is the path errors name. ENOENT/ENODEV mean the file or its
-// cgroup vanished: see Error::vanished() and or_vanished().
+// cgroup vanished: see Error::vanished().
 Result<std::string> read_text_at(int dir_fd, const std::string& name, const std::string& display);
 Result<std::string> read_text(const std::string& path);
 

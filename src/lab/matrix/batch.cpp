@@ -109,7 +109,7 @@ Result<void> remove_unfinished(const std::string& run_dir) {
 std::string outcome_status(const std::string& run_dir) {
   auto j = read_json(fs::path(run_dir) / run_format::kOutcomeFile);
   if (!j) return "";
-  auto it = j->find("status");
+  auto it = j->find(run_format::outcome_key::kStatus);
   return it != j->end() && it->is_string() ? it->get<std::string>() : "";
 }
 
