@@ -122,8 +122,9 @@ void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, doub
     const double batch = kernel.batch;
     e.sleeps += sleeps;
     e.drained += std::clamp((batch * sleeps - pages) / (batch - 1), 0.0, sleeps);
-    e.cycles_by_length[length_bin(dt / sleeps)] += sleeps;  // a cycle: one charge and the pages it bought
-    e.cycle_s_by_length[length_bin(dt / sleeps)] += dt;
+    size_t bin = length_bin(dt / sleeps);  // a cycle: one charge and the pages it bought
+    e.cycles_by_length[bin] += sleeps;
+    e.cycle_s_by_length[bin] += dt;
   }
   // The charging time (sleeps and reclaim passes) scales with the shift;
   // the rest of the time awake does not.
