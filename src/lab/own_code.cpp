@@ -34,7 +34,7 @@ Result<void> copy_padded(const std::string& from, const std::string& to, uint64_
   if (!in.valid()) return sys_error("open", from);
   struct stat st{};
   if (::fstat(in.get(), &st) != 0) return sys_error("stat", from);
-  Fd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755));
+  Fd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755));  // never over a file it did not make
   if (!out.valid()) return sys_error("create the own-code copy", to, "is the working directory writable?");
   auto whole = static_cast<uint64_t>(st.st_size);
   uint64_t written = 0;

@@ -38,6 +38,16 @@ TEST(OwnCode, CopyIsTheBinaryWholeWhenTheSizeIsSmaller) {
   EXPECT_EQ(testing::slurp(tmp.path() + "/copy"), bytes);
 }
 
+TEST(OwnCode, AnExistingFileIsNeverOverwritten) {
+  testing::TempDir tmp;
+  numbered(tmp.path() + "/bin", 1);
+  std::ofstream(tmp.path() + "/copy") << "someone's";
+  auto copied = copy_padded(tmp.path() + "/bin", tmp.path() + "/copy", kPage);
+  ASSERT_FALSE(copied);
+  EXPECT_EQ(copied.error().err, EEXIST);
+  EXPECT_EQ(testing::slurp(tmp.path() + "/copy"), "someone's");
+}
+
 TEST(OwnCode, WalkReadsOneByteOfEveryPageAndLeavesThemCached) {
   testing::TempDir tmp;
   numbered(tmp.path() + "/code", 5);
