@@ -13,14 +13,15 @@ for f in "$cg"/*; do
   [ -f "$f" ] && cat "$f" > "files/$(basename "$f")" 2>/dev/null
 done
 child=$(head -n1 "$cg/cgroup.procs")
-# Between sleeps the task runs (state R, wchan "0"): sample until stat and
-# wchan, read back to back, both show it asleep in the throttle.
+# Between sleeps the task runs (state R, wchan "0") or waits on a page
+# (D in folio_wait_bit_common): sample until stat and wchan, read back to
+# back, both show it asleep in the throttle.
 i=0
 while [ $i -lt 100 ]; do
   cat "/proc/$child/wchan" > proc/wchan
   cat "/proc/$child/stat" > proc/stat
   state=$(sed 's/.*) //' proc/stat | cut -c1)
-  [ "$state" = D ] && [ "$(cat proc/wchan)" != 0 ] && break
+  [ "$state" = D ] && [ "$(cat proc/wchan)" = mem_cgroup_handle_over_high ] && break
   sleep 0.05
   i=$((i + 1))
 done
