@@ -250,14 +250,15 @@ std::optional<GrowthCheck> growth_check(const Run& run, const Meta& meta, const 
   g.window_s = span_s;
   g.end_bytes = static_cast<double>(*end->memory_current);
   g.start_bytes = static_cast<double>(*begin->memory_current);
-  g.measured_kib_s = (g.end_bytes - static_cast<double>(*begin->memory_current)) / kKiB / span_s;
-  // memory.stat anon when both ends have it: memory.current also counts the
-  // per-CPU stock, up to 63 pages that come and go with a drain.
+  // memory.stat anon when both ends have it and the workload grows anon:
+  // memory.current also counts the per-CPU stock, up to 63 pages that come
+  // and go with a drain, which reads as negative growth over a short window.
   auto count = [](const Sample* x, const char* key) { return x->memory_stat.contains(key) ? x->memory_stat.at(key) : 0; };
   auto high = [](const Sample* x) { return x->memory_events.contains("high") ? x->memory_events.at("high") : 0; };
-  bool anon = begin->memory_stat.contains("anon") && end->memory_stat.contains("anon");
-  double rise = anon ? static_cast<double>(count(end, "anon")) - static_cast<double>(count(begin, "anon"))
-                     : g.end_bytes - g.start_bytes;
+  g.measured_from_anon = !meta.file && begin->memory_stat.contains("anon") && end->memory_stat.contains("anon");
+  auto anon = [&](const Sample* x) { return static_cast<double>(count(x, "anon")); };
+  double rise = g.measured_from_anon ? anon(end) - anon(begin) : g.end_bytes - g.start_bytes;
+  g.measured_kib_s = rise / kKiB / span_s;
   if (high(end) > high(begin))
     g.pages_per_sleep = rise / static_cast<double>(meta.page_size) /
                         (static_cast<double>(high(end) - high(begin)) / model::kHighEventsPerSleep);

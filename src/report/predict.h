@@ -79,7 +79,11 @@ struct GrowthCheck {
   int procs = 1;
   double window_s = 0;                 // min(60 s, half the run)
   double start_bytes = 0, end_bytes = 0;  // memory.current at the window's ends
+  // The rise of memory.stat anon over the window (memory.current's, which
+  // also counts the per-CPU charge stock, for a file workload or samples
+  // without memory.stat), per second.
   double measured_kib_s = 0;
+  bool measured_from_anon = false;
   std::optional<double> model_page_kib_s;   // procs x 1 page per sleep
   std::optional<double> model_batch_kib_s;  // procs x 64 pages per sleep
   // The rise of memory.stat anon (else memory.current) in pages / (the high

@@ -104,7 +104,9 @@ json to_json(const RunPrediction& p) {
   if (p.growth) {
     const auto& g = *p.growth;
     out["growth"] = {{"procs", g.procs}, {"window_s", g.window_s}, {"start_bytes", g.start_bytes}, {"end_bytes", g.end_bytes},
-                     {"measured_kib_s", g.measured_kib_s}, {"model_per_page_kib_s", opt(g.model_page_kib_s)},
+                     {"measured_kib_s", g.measured_kib_s},
+                     {"measured_from", g.measured_from_anon ? "memory.stat anon" : "memory.current"},
+                     {"model_per_page_kib_s", opt(g.model_page_kib_s)},
                      {"model_per_batch_kib_s", opt(g.model_batch_kib_s)}, {"pages_per_sleep", opt(g.pages_per_sleep)}};
   } else {
     out["growth"] = nullptr;

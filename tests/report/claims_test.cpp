@@ -201,6 +201,12 @@ TEST(ReportClaims, ProcsRowSaysPagesPerSleep) {
   report::Run stocked = one;
   *stocked.samples[1].memory_current += 63 * 4096;
   EXPECT_EQ(*predict(stocked).growth->pages_per_sleep, 1.0);
+  // ... and so does the growth rate: the stock drained over the window reads
+  // as memory.current falling by 63 pages while anon rose by 30.
+  auto stocked_growth = *predict(stocked).growth;
+  EXPECT_TRUE(stocked_growth.measured_from_anon);
+  EXPECT_DOUBLE_EQ(stocked_growth.measured_kib_s, 30 * 4 / stocked_growth.window_s);
+  EXPECT_LT(stocked_growth.end_bytes - stocked_growth.start_bytes, 0);
   runs->assign({one, four});
   std::vector<RunSummary> sums = {summarize(one), summarize(four)};
   std::vector<RunPrediction> preds = {predict(one), predict(four)};
