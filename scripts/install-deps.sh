@@ -32,7 +32,11 @@ packages=(
 )
 
 if [[ ${1:-} == --main ]]; then
-  test_only=" clang-16 libclang-rt-16-dev libgtest-dev libgmock-dev libbenchmark-dev python3 bc prometheus curl jq prometheus-node-exporter "
+  # The claims batch runs on Debian's kernel (fetched by cgmem vm), so
+  # neither the kernel source nor its build tools; no test, fuzz, benchmark
+  # or own-program example packages.
+  test_only=" clang-16 libclang-rt-16-dev libgtest-dev libgmock-dev libbenchmark-dev python3 bc prometheus curl jq "
+  test_only+=" prometheus-node-exporter linux-source-6.12 flex bison libelf-dev libssl-dev patch tmux redis-server redis-tools "
   kept=()
   for p in "${packages[@]}"; do [[ $test_only == *" $p "* ]] || kept+=("$p"); done
   packages=("${kept[@]}")
