@@ -145,11 +145,14 @@ Claim cap(const Cases& all) {
   }
   bool ok = true;
   std::vector<std::string> expected;
+  // A capped sleep ends as late as any other: the fixed delay per sleep the
+  // sleep-length row measures on the same run's uncapped sleeps.
+  auto late = [](const Case& x) { return std::max(0.0, sleeps_of(*x.pred)->median_late_ms.value_or(0)); };
   for (const auto& x : cases) {
     model::Kernel k{.hz = static_cast<uint32_t>(x.meta().hz)};
     auto w = model::wheel_sleep(2 * k.hz, k);
     auto median = sleeps_of(*x.pred)->median_capped_sleep_ms;
-    ok = ok && median && *median >= 2000 && *median <= w.max_ms;
+    ok = ok && median && *median >= 2000 && *median <= w.max_ms + late(x);
     expected.push_back(fmt::format("HZ={}: {:g} ms step, {:g} to {:g} ms", k.hz, model::jiffies_to_ms(w.step_jiffies, k),
                                    w.min_ms, w.max_ms));
   }
@@ -162,12 +165,24 @@ Claim cap(const Cases& all) {
                              [](std::optional<double> v) { return num_fixed(v, 1); }),
                         ops, ops == 1 ? "" : "s", cases.size(), cases.size() == 1 ? "" : "s");
   c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
-  c.note = fmt::format("test: each run's median within the wheel's bounds for a {} s timeout ({}).", 2,
-                       fmt::join(expected, "; "));
+  c.note = fmt::format("test: each run's median within the wheel's bounds for a {} s timeout ({}), plus the "
+                       "run's own delay per sleep, measured on its uncapped sleeps ({} ms).",
+                       2, fmt::join(expected, "; "), span(cases, late, [](std::optional<double> v) { return num_fixed(v, 1); }));
   if (auto hz = other_hz(cases); !hz.empty())
     c.note += fmt::format(" {} by design: the study's 2,047.9 ms is HZ=1000's 64 ms step.", hz);
   c.note += extra_event_note(cases);
   return c;
+}
+
+// The run's time between its ops: from the first op's start to the last
+// op's end, less the ops' own latencies.
+double between_ops_s(const Run& run) {
+  int64_t first = run.ops.begin()->t_ns, end = first, in_ops = 0;
+  for (const auto& op : run.ops) {
+    end = std::max(end, op.t_ns + op.lat_ns);
+    in_ops += op.lat_ns;
+  }
+  return std::max<double>(0, static_cast<double>(end - first - in_ops) / 1e9);
 }
 
 Claim psi(const Cases& all) {
@@ -182,7 +197,12 @@ Claim psi(const Cases& all) {
   // its own memory.high mid-run is throttled for a sleep or two, small next
   // to the scatter of its unthrottled ops above their median, which the time
   // over normal also sums (docs/report.md has the measured figure).
-  auto cases = select(all, [&](const Case& x) { return measured(x) && has_high(x.meta()) && !x.meta().set_own_high; });
+  // The study's test is its warm single-process runs of the main workload;
+  // its variants (MAP_POPULATE) were diagnostic runs, with a wider range.
+  auto cases = select(all, [&](const Case& x) { return measured(x) && has_high(x.meta()) && plain_anon(x.meta()); });
+  auto diagnostic = select(all, [&](const Case& x) {
+    return measured(x) && has_high(x.meta()) && !plain_anon(x.meta()) && !x.meta().set_own_high;
+  });
   auto own_high = select(all, [&](const Case& x) { return measured(x) && x.meta().set_own_high; });
   std::string left_out =
       own_high.empty() ? ""
@@ -201,8 +221,25 @@ Claim psi(const Cases& all) {
                         cases.size(), cases.size() == 1 ? "" : "s", flight);
   bool ok = std::all_of(cases.begin(), cases.end(), [](const Case& x) { return near_one(x.pred->psi->ratio, 0.9, 1.3); });
   c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
-  c.note = "test: every ratio within 0.9 to 1.3 (runs under memory.high with 1 s or more over normal latency)." +
+  c.note = "test: every ratio within 0.9 to 1.3 (single-process runs of the main workload under memory.high with 1 s "
+           "or more over normal latency)." +
            left_out;
+  if (!diagnostic.empty()) {
+    auto unexplained = [](const Case& x) -> std::optional<double> {
+      const auto& p = *x.pred->psi;
+      return p.psi_some_s ? std::optional(*p.psi_some_s - p.excess_s) : std::nullopt;
+    };
+    auto between = [](const Case& x) -> std::optional<double> {
+      return x.run->ops.empty() ? std::nullopt : std::optional(between_ops_s(*x.run));
+    };
+    auto two = [](std::optional<double> v) { return num_fixed(v, 2); };
+    c.note += fmt::format(
+        " Diagnostic runs, not in the test (the study's 0.997 to 1.286): MAP_POPULATE ratio {}; PSI over the time "
+        "over normal by {} s, against {} s spent between the ops, which the op log does not time.",
+        span(diagnostic, [](const Case& x) { return x.pred->psi->ratio; },
+             [](std::optional<double> v) { return num_fixed(v, 3); }),
+        span(diagnostic, unexplained, two), span(diagnostic, between, two));
+  }
   return c;
 }
 
