@@ -15,7 +15,9 @@ bash scripts/install-deps.sh --main
 installed=$SECONDS
 
 step "2/4 building cgmem-static (build/release)"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DCGMEM_TESTS=OFF >/dev/null
+# A unity build (a few large files per library): half the compile time.
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DCGMEM_TESTS=OFF \
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
 cmake --build build/release -j "$(nproc)" --target cgmem-static
 built=$SECONDS
 cgmem=build/release/src/cli/cgmem-static
