@@ -88,7 +88,7 @@ else
   ) >"$sanitize_log" 2>&1 &
   sanitize_pid=$!
   set +m
-  trap 'kill -- -"$sanitize_pid" 2>/dev/null; rm -f "$sanitize_log"' EXIT
+  trap 'kill -- -"$sanitize_pid" 2>/dev/null || true; rm -f "$sanitize_log"' EXIT
 
   step "real-kernel tests in the VM (release), the sanitizer half beside them at idle priority"
   labels=()
