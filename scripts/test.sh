@@ -28,7 +28,7 @@ configure() {  # DIR [cmake args...]
   cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
 }
 
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "install dependencies"
 bash scripts/install-deps.sh
@@ -104,4 +104,4 @@ else
 fi
 
 echo
-echo "test.sh: all configurations built and every test passed"
+echo "test.sh: all configurations built and every test passed in $SECONDS s"
