@@ -25,16 +25,19 @@ Claim max_kills(const Cases& all) {
     return c;
   }
   int k = count(cases, killed);
-  // Full speed: no op near the end slower than 5 times the median one.
+  // Full speed: the ops near the end as fast as the rest. A throttle slows
+  // every op; the p99 of a few ops is one op, which a host that runs a
+  // virtual CPU late also slows.
   bool fast = std::all_of(cases.begin(), cases.end(), [](const Case& x) {
-    return x.sum->p99_last10_ms && x.sum->median_op_ms && *x.sum->p99_last10_ms <= 5 * *x.sum->median_op_ms;
+    return x.sum->median_last10_ms && x.sum->median_op_ms && *x.sum->median_last10_ms <= 2 * *x.sum->median_op_ms;
   });
-  c.batch = fmt::format("killed {} at {} s; p99 of the last 10% {} ms, median op {} ms", of(k, cases.size()),
-                        span(cases, [](const Case& x) { return x.sum->time_to_kill_s; }),
+  c.batch = fmt::format("killed {} at {} s; the last 10% of ops: median {} ms, p99 {} ms; median op {} ms",
+                        of(k, cases.size()), span(cases, [](const Case& x) { return x.sum->time_to_kill_s; }),
+                        span(cases, [](const Case& x) { return x.sum->median_last10_ms; }),
                         span(cases, [](const Case& x) { return x.sum->p99_last10_ms; }),
                         span(cases, [](const Case& x) { return x.sum->median_op_ms; }));
   c.verdict = k == static_cast<int>(cases.size()) && fast ? Verdict::kReproduced : Verdict::kNotReproduced;
-  c.note = "test: every run killed, p99 of the last 10% at most 5 x the median op.";
+  c.note = "test: every run killed, the median of its last 10% of ops at most 2 x its median op.";
   if (emulated(cases))
     c.note += " Software emulation: an op takes milliseconds here (touching 256 KiB under TCG), so the kill "
               "comes later in seconds; the claim is that nothing slows down before it.";

@@ -101,7 +101,9 @@ Claim sleep_length(const Cases& all) {
                    "(sleeps of 64 ms or more), 1.054 to 1.091 (shorter)"};
   auto eligible = select(all, [](const Case& x) {
     const Meta& m = x.meta();
-    return !m.file && !m.own_code && !m.set_own_high && sleeps_of(*x.pred) && sleeps_of(*x.pred)->compared > 0;
+    // The main workload, as the study's figure: a MAP_POPULATE op also
+    // faults its 64 pages in, which the formula leaves out.
+    return plain_anon(m) && sleeps_of(*x.pred) && sleeps_of(*x.pred)->compared > 0;
   });
   auto cases = select(eligible, [](const Case& x) { return sleeps_of(*x.pred)->compared >= 10; });
   std::string few = eligible.size() > cases.size()
@@ -145,14 +147,18 @@ Claim cap(const Cases& all) {
   }
   bool ok = true;
   std::vector<std::string> expected;
-  // A capped sleep ends as late as any other: the fixed delay per sleep the
-  // sleep-length row measures on the same run's uncapped sleeps.
-  auto late = [](const Case& x) { return std::max(0.0, sleeps_of(*x.pred)->median_late_ms.value_or(0)); };
+  // A capped sleep ends as late as any other: by the delay per sleep the
+  // sleep-length row measures, the largest of this batch's runs with 10 or
+  // more compared ops (a capped run compares one or two).
+  double late = 0;
+  for (const auto& x : all)
+    if (const SleepCheck* s = x.pred ? sleeps_of(*x.pred) : nullptr; s && s->compared >= 10 && s->median_late_ms)
+      late = std::max(late, *s->median_late_ms);
   for (const auto& x : cases) {
     model::Kernel k{.hz = static_cast<uint32_t>(x.meta().hz)};
     auto w = model::wheel_sleep(2 * k.hz, k);
     auto median = sleeps_of(*x.pred)->median_capped_sleep_ms;
-    ok = ok && median && *median >= 2000 && *median <= w.max_ms + late(x);
+    ok = ok && median && *median >= 2000 && *median <= w.max_ms + late;
     expected.push_back(fmt::format("HZ={}: {:g} ms step, {:g} to {:g} ms", k.hz, model::jiffies_to_ms(w.step_jiffies, k),
                                    w.min_ms, w.max_ms));
   }
@@ -166,8 +172,8 @@ Claim cap(const Cases& all) {
                         ops, ops == 1 ? "" : "s", cases.size(), cases.size() == 1 ? "" : "s");
   c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
   c.note = fmt::format("test: each run's median within the wheel's bounds for a {} s timeout ({}), plus the "
-                       "run's own delay per sleep, measured on its uncapped sleeps ({} ms).",
-                       2, fmt::join(expected, "; "), span(cases, late, [](std::optional<double> v) { return num_fixed(v, 1); }));
+                       "delay per sleep this batch measured on uncapped sleeps ({:.1f} ms, the largest run median).",
+                       2, fmt::join(expected, "; "), late);
   if (auto hz = other_hz(cases); !hz.empty())
     c.note += fmt::format(" {} by design: the study's 2,047.9 ms is HZ=1000's 64 ms step.", hz);
   c.note += extra_event_note(cases);

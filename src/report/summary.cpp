@@ -38,6 +38,7 @@ void latency_columns(const Run& run, RunSummary& s) {
     for (size_t i = by_time.size() - n; i < by_time.size(); ++i) tail.push_back(by_time[i].second);
   }
   s.p99_last10_ms = quantile_in_place(tail, 0.99);
+  s.median_last10_ms = quantile_in_place(tail, 0.5);
 }
 
 // Peak: every reading. Final: the latest reading while the workload was

@@ -21,6 +21,7 @@ struct RunSummary {
   double duration_s = 0;        // outcome duration, or last op/sample time
   std::optional<double> peak_bytes, final_bytes;  // memory.current
   std::optional<double> median_op_ms, p99_last10_ms;
+  std::optional<double> median_last10_ms;  // a throttle slows every op; one slow op is not one
   std::optional<double> median_churn_ms;  // the churn phase's ops alone (the study's "median churn op")
   uint64_t ops = 0;
   uint64_t events_high = 0, events_max = 0, events_oom_kill = 0;
