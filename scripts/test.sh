@@ -83,7 +83,8 @@ else
   sanitize_log=$(mktemp)
   set -m  # the background half in its own process group, to stop it whole
   (
-    chrt --idle -p 0 "$BASHPID" >/dev/null
+    # SCHED_IDLE where allowed, else the lowest nice value.
+    chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 || renice -n 19 -p "$BASHPID" >/dev/null
     sanitized
   ) >"$sanitize_log" 2>&1 &
   sanitize_pid=$!
