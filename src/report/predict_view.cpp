@@ -152,7 +152,8 @@ Section growth_section(const std::vector<RunPrediction>& runs) {
   Section s{.title = "5. Growth at the end of the run"};
   s.paragraphs.push_back(
       "Measured: the rise of memory.stat anon over the last 60 s of samples (or the last half of a "
-      "shorter run); memory.current's for page cache runs, since it also counts the per-CPU charge stock. Model: processes x bytes per sleep / the formula's sleep at the final usage, "
+      "shorter run); memory.current's only for page cache runs, since it also counts the per-CPU "
+      "charge stock. Model: processes x bytes per sleep / the formula's sleep at the final usage, "
       "for one sleep per page and one per 64-page batch.");
   std::vector<int> procs;
   for (const auto& r : runs)

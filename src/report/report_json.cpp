@@ -54,7 +54,7 @@ json to_json(const RunSummary& r) {
           {"time_to_kill_s", opt(r.time_to_kill_s)}, {"duration_s", r.duration_s},
           {"peak_bytes", opt(r.peak_bytes)}, {"final_bytes", opt(r.final_bytes)},
           {"ops", r.ops}, {"median_op_ms", opt(r.median_op_ms)}, {"median_churn_ms", opt(r.median_churn_ms)},
-          {"p99_last10_ms", opt(r.p99_last10_ms)},
+          {"p99_last10_ms", opt(r.p99_last10_ms)}, {"median_last10_ms", opt(r.median_last10_ms)},
           {"events", {{"high", r.events_high}, {"max", r.events_max}, {"oom_kill", r.events_oom_kill}}},
           {"psi_memory_some_s", opt(r.psi_memory_some_s)}, {"psi_memory_full_s", opt(r.psi_memory_full_s)},
           {"psi_io_some_s", opt(r.psi_io_some_s)}, {"pgsteal", opt(r.pgsteal)}, {"rbytes", opt(r.rbytes)},

@@ -81,8 +81,8 @@ TEST(ReportClaims, TheBasicFixture) {
   // The both run's samples give PSI some 0; the high run's 26.99 s against 40.0 s.
   EXPECT_EQ(row(claims, "psi"),
             "ratio 0.000 to 0.675 (2 runs; the op in flight at the stop counted in 2) | not reproduced | test: every "
-            "ratio within 0.9 to 1.3 (single-process runs of the main workload under memory.high with 1 s or more over normal "
-            "latency).");
+            "ratio within 0.9 to 1.3 (single-process runs of the main workload under memory.high with 1 s or more "
+            "over normal latency).");
   EXPECT_EQ(row(claims, "growth"),
             "measured 1024 KiB/s; measured / model 483.840 (1 per page, 0 per batch) | not reproduced | test: every "
             "run within 0.7 to 1.4 of the model for the regime of 1c (per page when half its throttled time was in "
@@ -145,8 +145,8 @@ TEST(ReportClaims, TheClaimsFixtureAtHz250) {
             "under 17: single reclaim passes, whose time PSI memory some counts).");
   EXPECT_EQ(row(claims, "psi"),
             "ratio 1.000 to 1.020 (2 runs; the op in flight at the stop counted in 2) | reproduced | test: every "
-            "ratio within 0.9 to 1.3 (single-process runs of the main workload under memory.high with 1 s or more over normal "
-            "latency). Left out: 1 run "
+            "ratio within 0.9 to 1.3 (single-process runs of the main workload under memory.high with 1 s or more "
+            "over normal latency). Left out: 1 run "
             "that sets its own memory.high mid-run (ratio 1.000).");
   EXPECT_EQ(row(claims, "growth"),
             "measured 8.14 KiB/s; measured / model 1.050 (1 per page, 0 per batch) | reproduced | test: every run "
