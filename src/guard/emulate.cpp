@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "model/predict.h"
+#include "model/wheel.h"
 
 namespace cgmem::guard {
 namespace {
@@ -46,12 +47,23 @@ double charging_ratio(uint64_t usage, uint32_t shift, const Costs& k, uint64_t h
   return at_0 > 0 ? charging_per_page(usage, shift, k, high, kernel) / at_0 : 1;
 }
 
+// The sleep after a charge of one page: 1 / 64 of a batch's penalty (calculate_high_delay scales by nr_pages / 64), 0 where
+// that is HZ / 100 or less.
+double single_page_sleep(uint64_t usage, uint32_t shift, uint64_t high, const model::Kernel& kernel) {
+  model::Penalty p = model::penalty(model::to_pages(usage, kernel), model::to_pages(high, kernel), kernel, 1, shift);
+  return p.sleeps ? model::jiffies_to_ms(model::wheel_sleep(p.jiffies, kernel).typical_jiffies, kernel) / 1000 : 0;
+}
+
 // R without the charge under way: the time at `shift` from usage to max,
-// summed over strips of pages.
+// summed over strips of pages. In the last batch below max a batch no
+// longer fits (try_charge falls back to the page asked for): each page
+// charges alone, with no stock to drain, and its sleep is a page's.
 double remaining_s(uint64_t usage, uint64_t max, uint32_t shift, const Costs& k, uint64_t high,
                    const model::Kernel& kernel) {
   const double page = double(kernel.page_size);
-  const double pages = double(max - usage) / page;
+  const uint64_t last_batch = max - std::min<uint64_t>(max, uint64_t(kernel.batch) * kernel.page_size);
+  const uint64_t edge = std::max(usage, last_batch);
+  const double pages = double(edge - usage) / page;
   const double strip = std::max(1.0, std::ceil(pages / kMaxStrips));
   double seconds = 0;
   for (double done = 0; done < pages; done += strip) {
@@ -59,39 +71,75 @@ double remaining_s(uint64_t usage, uint64_t max, uint32_t shift, const Costs& k,
     auto middle = usage + uint64_t((done + width / 2) * page);
     seconds += width * (k.per_page_s + charging_per_page(middle, shift, k, high, kernel));
   }
+  for (uint64_t u = edge; u < max; u += kernel.page_size) {
+    double s = single_page_sleep(u, shift, high, kernel);
+    seconds += k.per_page_s + (s > 0 ? s + double(model::kHighEventsPerSleep) * k.per_event_s : k.per_event_s);
+  }
   return seconds;
 }
 
-// The rate at which the cycles counted, binned by length, meet as many
-// drains as were measured: sum over bins of min(cycles, their time * rate)
-// = drained, increasing in the rate, solved by bisection on its logarithm.
-double drains_per_s(const ShiftEmulation& e) {
-  if (e.sleeps < kMinSleeps || e.drained >= e.sleeps) return kNever;
+// Where this kernel (shift 0) starts to sleep: growth below it belongs to
+// no sleep's cycle (the leak's run up to memory.high and past it).
+uint64_t sleep_floor(uint64_t high, const model::Kernel& kernel) {
+  return model::sleep_start({.kernel = kernel, .high = high, .wheel = true}).value_or(UINT64_MAX);
+}
+
+// Adds a window's cycles to the bins and its time awake to the fit.
+void close_window(ShiftEmulation& e) {
+  const Window& w = e.window;
+  if (w.sleeps > 0) {
+    size_t bin = length_bin(w.s / w.sleeps);
+    e.cycles_by_length[bin] += w.sleeps;
+    e.cycle_s_by_length[bin] += w.s;
+    e.fit = {e.fit.ee + w.events * w.events, e.fit.pp + w.pages * w.pages, e.fit.ep + w.events * w.pages,
+             e.fit.we + w.awake * w.events, e.fit.wp + w.awake * w.pages};
+  }
+  e.window = {};
+}
+
+// The rate at which the cycles counted, binned by length (the open window
+// too), meet as many drains as were measured: sum over bins of
+// min(cycles, their time * rate) = drained, increasing in the rate, solved
+// by bisection on its logarithm.
+double drains_per_s(const ShiftEmulation& e, const model::Kernel& kernel) {
+  const double drains = drained(e, kernel);
+  if (e.sleeps < kMinSleeps || drains >= e.sleeps) return kNever;
   auto met = [&](double rate) {
     double n = 0;
     for (size_t b = 0; b < kLengthBins; ++b) n += std::min(e.cycles_by_length[b], e.cycle_s_by_length[b] * rate);
-    return n;
+    return n + std::min(e.window.sleeps, e.window.s * rate);
   };
   double lo = std::log(1e-3), hi = std::log(1e5);  // drains per second
   for (int i = 0; i < 60; ++i) {
     double mid = (lo + hi) / 2;
-    (met(std::exp(mid)) < e.drained ? lo : hi) = mid;
+    (met(std::exp(mid)) < drains ? lo : hi) = mid;
   }
   return std::exp(hi);
 }
 
 }  // namespace
 
-Costs costs(const ShiftEmulation& e) {
-  Costs k{.drains_per_s = drains_per_s(e)};
-  // awake = c * events + a * pages, least squares over the intervals.
-  const Sums& s = e.fit;
+double drained(const ShiftEmulation& e, const model::Kernel& kernel) {
+  const double batch = kernel.batch;
+  return std::clamp((batch * e.sleeps - e.grown_pages) / (batch - 1), 0.0, e.sleeps);
+}
+
+Costs costs(const ShiftEmulation& e, const model::Kernel& kernel) {
+  Costs k{.drained = drained(e, kernel), .drains_per_s = drains_per_s(e, kernel)};
+  // awake = c * events + a * pages, least squares over the windows (the
+  // open one too) and the intervals before the first sleep.
+  const Window& w = e.window;
+  const Sums s{e.fit.ee + w.events * w.events, e.fit.pp + w.pages * w.pages, e.fit.ep + w.events * w.pages,
+               e.fit.we + w.awake * w.events, e.fit.wp + w.awake * w.pages};
   double det = s.ee * s.pp - s.ep * s.ep;
-  if (det > 1e-9 * s.ee * s.pp) {
+  bool proportional = det <= 1e-9 * s.ee * s.pp;
+  if (!proportional) {
     k.per_event_s = (s.we * s.pp - s.wp * s.ep) / det;
     k.per_page_s = (s.wp * s.ee - s.we * s.ep) / det;
   }
-  if (k.per_event_s <= 0 || det <= 1e-9 * s.ee * s.pp) k.per_event_s = 0, k.per_page_s = s.pp > 0 ? s.wp / s.pp : 0;
+  // Events and pages in proportion (one page per sleep): the time is the charges'.
+  if (proportional) k.per_event_s = s.ee > 0 ? s.we / s.ee : 0, k.per_page_s = 0;
+  if (k.per_event_s < 0) k.per_event_s = 0, k.per_page_s = s.pp > 0 ? s.wp / s.pp : 0;
   if (k.per_page_s < 0) k.per_page_s = 0, k.per_event_s = s.ee > 0 ? s.we / s.ee : 0;
   return k;
 }
@@ -101,6 +149,9 @@ void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, doub
   if (!e.started) {
     e = {.started = true, .start_usage = from};
   }
+  // The rest of a batch in the stock: at most 63 pages of memory.current.
+  const uint64_t stock = uint64_t(kernel.batch - 1) * kernel.page_size;
+  e.low_usage = std::max(std::min(from, to), to > stock ? to - stock : 0);
   if (dt <= 0) return;
   e.actual_s += dt;
   uint64_t usage = from / 2 + to / 2;
@@ -109,34 +160,43 @@ void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, doub
   double plain = sleep_at(usage, 0, high, kernel);
   if (plain <= 0) plain = sleep_at(to, 0, high, kernel);
   double sleeps = plain > 0 ? double(high_rise) / double(model::kHighEventsPerSleep) : 0;
-  double pages = to > from ? double(to - from) / double(kernel.page_size) : 0;
   // memory.events high rises as a sleep begins: a sleep longer than the
   // interval is asleep time in the intervals that follow too.
   e.owed_s += sleeps * plain;
   double asleep = std::min(dt, e.owed_s);
   e.owed_s -= asleep;
-  double awake = dt - asleep, events = double(high_rise);
-  e.fit = {e.fit.ee + events * events, e.fit.pp + pages * pages, e.fit.ep + events * pages,
-           e.fit.we + awake * events, e.fit.wp + awake * pages};
-  if (sleeps > 0) {
-    const double batch = kernel.batch;
-    e.sleeps += sleeps;
-    e.drained += std::clamp((batch * sleeps - pages) / (batch - 1), 0.0, sleeps);
-    size_t bin = length_bin(dt / sleeps);  // a cycle: one charge and the pages it bought
-    e.cycles_by_length[bin] += sleeps;
-    e.cycle_s_by_length[bin] += dt;
+  double events = double(high_rise);
+  // A window opens where the count of sleeps, rounded, rises (a sleep split
+  // by a sample, 0.1 and then 0.9 of its events, opens one).
+  double before = e.sleeps;
+  e.sleeps += sleeps;
+  if (sleeps > 0 && std::round(e.sleeps) > std::round(before)) close_window(e);
+  const uint64_t floor = sleep_floor(high, kernel);
+  double pages = (double(std::max(to, floor)) - double(std::max(from, floor))) / double(kernel.page_size);
+  if (e.sleeps > 0) {
+    e.grown_pages += pages;
+    e.window = {e.window.sleeps + sleeps, e.window.s + dt, e.window.awake + (dt - asleep),
+                e.window.events + events, e.window.pages + pages};
+  } else {  // no sleep yet: the program's own time and the charges' reclaim passes, on their own
+    double grown = to > from ? double(to - from) / double(kernel.page_size) : 0;
+    e.fit = {e.fit.ee + events * events, e.fit.pp + grown * grown, e.fit.ep + events * grown,
+             e.fit.we + dt * events, e.fit.wp + dt * grown};
   }
   // The charging time (sleeps and reclaim passes) scales with the shift;
-  // the rest of the time awake does not.
-  Costs k = costs(e);
-  double charging = std::min(dt, asleep + events * k.per_event_s);
+  // the rest of the time awake does not. Reclaim passes longer than what is
+  // left of the interval go on in the next ones, like a sleep.
+  Costs k = costs(e, kernel);
+  e.owed_reclaim_s += events * k.per_event_s;
+  double reclaim = std::min(dt - asleep, e.owed_reclaim_s);
+  e.owed_reclaim_s -= reclaim;
+  double charging = asleep + reclaim;
   e.emulated_s += (dt - charging) + charging * charging_ratio(usage, shift, k, high, kernel);
 }
 
 ShiftVerdict judge(const ShiftEmulation& e, uint32_t shift, uint64_t usage, uint64_t high, const Limit& max,
                    const model::Kernel& kernel) {
   ShiftVerdict v;
-  Costs k = costs(e);
+  Costs k = costs(e, kernel);
   v.costs = k;
   double s = sleep_at(usage, shift, high, kernel);
   v.sleeps_per_batch = s > 0 ? double(kernel.batch) * charging_per_page(usage, shift, k, high, kernel) /
@@ -147,8 +207,11 @@ ShiftVerdict judge(const ShiftEmulation& e, uint32_t shift, uint64_t usage, uint
   } else {
     // The sleep under way when sampled is still to come, scaled like the rest
     // (the kernel kills at the charge after it, even at memory.max).
-    v.remaining_s = e.owed_s * charging_ratio(usage, shift, k, high, kernel);
-    if (usage < max.bytes()) v.remaining_s += remaining_s(usage, max.bytes(), shift, k, high, kernel);
+    v.remaining_s = (e.owed_s + e.owed_reclaim_s) * charging_ratio(usage, shift, k, high, kernel);
+    // The higher sample may count the rest of a batch in the stock: pages
+    // the program has not used yet, which a drain gives back.
+    uint64_t used = e.started ? std::min(usage, e.low_usage) : usage;
+    if (used < max.bytes()) v.remaining_s += remaining_s(used, max.bytes(), shift, k, high, kernel);
   }
   v.budget_s = e.emulated_s + v.remaining_s;
   v.kill = e.started && e.actual_s > 0 && e.actual_s >= v.budget_s;

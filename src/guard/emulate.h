@@ -14,15 +14,23 @@
 // long sleep is nearly always drained (one page per sleep, the crawl); a
 // short one seldom (64 pages per sleep). And each charge that sleeps makes
 // 17 reclaim passes first (one where it does not sleep), which under TCG
-// cost real time. So the guard measures, on this kernel:
+// cost real time. So the guard measures, on this kernel, over windows (a
+// window: the intervals from one in which a sleep began to the next such,
+// so that the time awake after a sleep and the drain of its stock, which
+// often fall in later intervals, stay with the sleep's cycle):
 //
-//   the drain rate r: each interval's sleeps n (memory.events high / 17)
-//     and growth g pages give (64 n - g) / 63 drained sleeps; r is the rate
-//     at which drains every 1 / r seconds would meet that many of the
-//     interval's cycles (a cycle: one charge and the pages it bought),
+//   the drain rate r: the sleeps n (memory.events high / 17) and the net
+//     growth g pages of memory.current since the first sleep give
+//     (64 n - g) / 63 drained sleeps (memory.current counts the stock, so a
+//     batch charged in one interval and drained in the next nets out only
+//     over both); r is the rate at which drains every 1 / r seconds would
+//     meet that many of the windows' cycles (a cycle: one charge and the
+//     pages it bought, of length the window's time / its sleeps),
 //   the cost per high event c and per page a: the time awake in each
-//     interval (dt less the sleeps) fitted by least squares to c * events
-//     + a * pages.
+//     window (its time less the sleeps), and in each interval before the
+//     first sleep, fitted by least squares to c * events + a * pages;
+//     where the two are proportional (one page per sleep, the crawl) the
+//     split is unknown and the events take it all.
 //
 // A charge then costs h = s + 17 c where it sleeps s, c where it does not,
 // and buys m pages: the cycle (h, then m a) meets a drain with p =
@@ -33,12 +41,19 @@
 //
 //   actual    A = time since then, on this kernel
 //   emulated  E = the same progress at shift S: each interval's charging
-//               time (its sleeps, carried into the next intervals while a
-//               sleep lasts, and its reclaim passes) scaled by the charging
+//               time (its sleeps and reclaim passes, carried into the next
+//               intervals while they last) scaled by the charging
 //               time per page at S over that at 0, plus the rest of the time
 //               awake, which the shift does not change
 //   remaining R = the time at S from here to memory.max: a + h / m over the
-//               pages left, plus the sleep under way, scaled.
+//               pages left (from the lower of the interval's two samples of
+//               memory.current, at most 63 pages lower: the higher may hold
+//               a batch's rest in the stock, which the program has not
+//               used), plus the charge under way (sleep and reclaim
+//               passes), scaled. In the last 64 pages below memory.max a
+//               batch no longer fits: each page charges alone, and sleeps
+//               1/64 of a batch's penalty (none at all where that is
+//               HZ / 100 or less, which is most of them).
 //               Until 8 sleeps are counted, the rate is taken as infinite
 //               (one page per sleep at both shifts: the longest R).
 //
@@ -59,34 +74,50 @@ namespace cgmem::guard {
 
 inline constexpr size_t kLengthBins = 48;  // quarter octaves of cycle length from 1 ms (to 4 s)
 
-// Sums for the least-squares fit of the time awake in an interval to its
-// high events (reclaim passes) and pages grown.
+// Sums for the least-squares fit of the time awake in a window to its high
+// events (reclaim passes) and pages grown.
 struct Sums {
   double ee = 0, pp = 0, ep = 0;  // events^2, pages^2, events * pages
   double we = 0, wp = 0;          // awake * events, awake * pages
 };
 
+// The intervals from one in which a sleep began to the next such.
+struct Window {
+  double sleeps = 0;  // memory.events high / 17
+  double s = 0;       // its time
+  double awake = 0;   // its time less the sleeps
+  double events = 0;  // memory.events high
+  double pages = 0;   // net growth of memory.current, may be negative (a drain)
+};
+
 struct ShiftEmulation {
   bool started = false;
   uint64_t start_usage = 0;  // memory.current when it first went over memory.high, bytes
+  uint64_t low_usage = 0;    // the lower of the last interval's two samples of memory.current (at most 63 pages lower), bytes
   double actual_s = 0;       // A
   double emulated_s = 0;     // E
   double sleeps = 0;         // sleeps counted since the start
-  double drained = 0;        // of them, those after which the stock was gone (estimated from the growth)
-  // Cycles (a sleep and the pages it bought) and their summed time, by length (emulate.cpp's length_bin).
+  double grown_pages = 0;    // net growth of memory.current since the first sleep, above where this kernel sleeps
+  Window window;             // the one still open
+  // Closed windows' cycles (a sleep and the pages it bought) and their summed time, by length (emulate.cpp's length_bin).
   std::array<double, kLengthBins> cycles_by_length{};
   std::array<double, kLengthBins> cycle_s_by_length{};
-  double owed_s = 0;  // sleep counted but not yet over
-  Sums fit;
+  double owed_s = 0;          // sleep counted but not yet over
+  double owed_reclaim_s = 0;  // reclaim passes counted but not yet over
+  Sums fit;                   // over closed windows
 };
+
+// Sleeps after which the stock was gone (a drain came): (64 n - g) / 63, within [0, n].
+double drained(const ShiftEmulation& e, const model::Kernel& kernel);
 
 // What this kernel showed so far, to emulate the shifted one with.
 struct Costs {
+  double drained = 0;       // sleeps after which a drain came (drained() below)
   double drains_per_s = 0;  // infinite until 8 sleeps are counted, or when every sleep was drained
   double per_event_s = 0;   // awake per memory.events high (one reclaim pass)
   double per_page_s = 0;    // awake per page grown (the program's own time)
 };
-Costs costs(const ShiftEmulation& e);
+Costs costs(const ShiftEmulation& e, const model::Kernel& kernel);
 
 struct ShiftVerdict {
   double remaining_s = 0;       // R (infinite without memory.max)

@@ -29,6 +29,7 @@ json evidence_json(const Evidence& e) {
                     {"remaining_s", seconds_json(e.shift->remaining_s)},
                     {"budget_s", seconds_json(e.shift->budget_s)},
                     {"sleeps_counted", e.emulation->sleeps},
+                    {"drained", e.shift->costs.drained},
                     {"sleeps_per_batch", e.shift->sleeps_per_batch},
                     {"drains_per_s", seconds_json(e.shift->costs.drains_per_s)},
                     {"per_event_s", e.shift->costs.per_event_s},
