@@ -47,8 +47,9 @@ double charging_ratio(uint64_t usage, uint32_t shift, const Costs& k, uint64_t h
   return at_0 > 0 ? charging_per_page(usage, shift, k, high, kernel) / at_0 : 1;
 }
 
-// The sleep after a charge of one page: 1 / 64 of a batch's penalty (calculate_high_delay scales by nr_pages / 64), 0 where
-// that is HZ / 100 or less.
+// The sleep after a charge of one page: 1 / 64 of a batch's penalty
+// (calculate_high_delay scales by nr_pages / 64), 0 where that is HZ / 100
+// or less.
 double single_page_sleep(uint64_t usage, uint32_t shift, uint64_t high, const model::Kernel& kernel) {
   model::Penalty p = model::penalty(model::to_pages(usage, kernel), model::to_pages(high, kernel), kernel, 1, shift);
   return p.sleeps ? model::jiffies_to_ms(model::wheel_sleep(p.jiffies, kernel).typical_jiffies, kernel) / 1000 : 0;

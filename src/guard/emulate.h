@@ -93,13 +93,16 @@ struct Window {
 struct ShiftEmulation {
   bool started = false;
   uint64_t start_usage = 0;  // memory.current when it first went over memory.high, bytes
-  uint64_t low_usage = 0;    // the lower of the last interval's two samples of memory.current (at most 63 pages lower), bytes
+  // The lower of the last interval's two samples of memory.current (at most
+  // 63 pages lower: the stock), bytes.
+  uint64_t low_usage = 0;
   double actual_s = 0;       // A
   double emulated_s = 0;     // E
   double sleeps = 0;         // sleeps counted since the start
   double grown_pages = 0;    // net growth of memory.current since the first sleep, above where this kernel sleeps
   Window window;             // the one still open
-  // Closed windows' cycles (a sleep and the pages it bought) and their summed time, by length (emulate.cpp's length_bin).
+  // Closed windows' cycles (a sleep and the pages it bought) and their
+  // summed time, by length (emulate.cpp's length_bin).
   std::array<double, kLengthBins> cycles_by_length{};
   std::array<double, kLengthBins> cycle_s_by_length{};
   double owed_s = 0;          // sleep counted but not yet over
