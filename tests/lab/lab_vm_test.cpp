@@ -158,11 +158,15 @@ TEST(LabVm, SetOwnHighSleepsAtTheTwoSecondCap) {
     if (sleeps > 0) per_sleep_ms.push_back(op["lat_ns"].get<double>() / 1e6 / double(sleeps));
   }
   ASSERT_GE(per_sleep_ms.size(), 2u);
-  std::sort(per_sleep_ms.begin(), per_sleep_ms.end());
-  double median = per_sleep_ms[per_sleep_ms.size() / 2];
-  std::cout << "anon-clamp-high: median ms per sleep " << median << "\n";
-  EXPECT_GE(median, 2000.0);
-  EXPECT_LE(median, 2100.0);
+  // The shortest: a sleep never ends before its timer, but the host can run
+  // the whole guest late (one CI run stalled it 0.9 s, sampler included, and
+  // a capped sleep read 2705.7 ms). Uncapped, the formula would sleep 9.5 s
+  // here (2381 jiffies at HZ=250, 30.5 MiB against 22M), so a shortest
+  // sleep of about 2 s is the cap.
+  double shortest = *std::min_element(per_sleep_ms.begin(), per_sleep_ms.end());
+  std::cout << "anon-clamp-high: shortest ms per sleep " << shortest << " of " << per_sleep_ms.size() << "\n";
+  EXPECT_GE(shortest, 2000.0);
+  EXPECT_LE(shortest, 2100.0);
 }
 
 TEST(LabVm, SigintKillsTheWorkloadAndRemovesTheCgroup) {
