@@ -92,8 +92,7 @@ void close_window(ShiftEmulation& e) {
     size_t bin = length_bin(w.s / w.sleeps);
     e.cycles_by_length[bin] += w.sleeps;
     e.cycle_s_by_length[bin] += w.s;
-    e.fit = {e.fit.ee + w.events * w.events, e.fit.pp + w.pages * w.pages, e.fit.ep + w.events * w.pages,
-             e.fit.we + w.awake * w.events, e.fit.wp + w.awake * w.pages};
+    e.fit = e.fit.plus(w.events, w.pages, w.awake);
   }
   e.window = {};
 }
@@ -130,8 +129,7 @@ Costs costs(const ShiftEmulation& e, const model::Kernel& kernel) {
   // awake = c * events + a * pages, least squares over the windows (the
   // open one too) and the intervals before the first sleep.
   const Window& w = e.window;
-  const Sums s{e.fit.ee + w.events * w.events, e.fit.pp + w.pages * w.pages, e.fit.ep + w.events * w.pages,
-               e.fit.we + w.awake * w.events, e.fit.wp + w.awake * w.pages};
+  const Sums s = e.fit.plus(w.events, w.pages, w.awake);
   double det = s.ee * s.pp - s.ep * s.ep;
   bool proportional = det <= 1e-9 * s.ee * s.pp;
   if (!proportional) {
@@ -180,8 +178,7 @@ void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, doub
                 e.window.events + events, e.window.pages + pages};
   } else {  // no sleep yet: the program's own time and the charges' reclaim passes, on their own
     double grown = to > from ? double(to - from) / double(kernel.page_size) : 0;
-    e.fit = {e.fit.ee + events * events, e.fit.pp + grown * grown, e.fit.ep + events * grown,
-             e.fit.we + dt * events, e.fit.wp + dt * grown};
+    e.fit = e.fit.plus(events, grown, dt);
   }
   // The charging time (sleeps and reclaim passes) scales with the shift;
   // the rest of the time awake does not. Reclaim passes longer than what is

@@ -79,6 +79,10 @@ inline constexpr size_t kLengthBins = 48;  // quarter octaves of cycle length fr
 struct Sums {
   double ee = 0, pp = 0, ep = 0;  // events^2, pages^2, events * pages
   double we = 0, wp = 0;          // awake * events, awake * pages
+  // These sums with one more observation: `awake` seconds over `events` and `pages`.
+  Sums plus(double events, double pages, double awake) const {
+    return {ee + events * events, pp + pages * pages, ep + events * pages, we + awake * events, wp + awake * pages};
+  }
 };
 
 // The intervals from one in which a sleep began to the next such.
