@@ -9,8 +9,8 @@
 #                   $CGMEM_FUZZ_SECONDS
 # Each test file compiles once: the unit tests only in build/sanitize
 # (-DCGMEM_UNIT_TESTS=OFF leaves them out of build/release). The release
-# build comes first; then the real-kernel tests run, and the whole sanitizer
-# half (build, unit tests, fuzzing) runs beside them at idle priority.
+# build comes first; then the real-kernel tests run, with the sanitize build
+# and fuzzing beside them at idle priority; the unit tests run last.
 # Environment: CGMEM_SKIP_VM=1 leaves out the tests labelled "vm" and
 # "kernel"; CGMEM_SKIP_KERNEL=1 only those labelled "kernel" (they build the
 # patched kernel once, about 6 minutes on 2 idle cores, then find it cached).
@@ -37,9 +37,10 @@ step "configure and build: release (g++)"
 configure build/release -DCMAKE_BUILD_TYPE=Release -DCGMEM_TESTS=ON -DCGMEM_UNIT_TESTS=OFF "${unity[@]}"
 cmake --build build/release -j "$jobs"
 
-# The sanitizer half: its build, the unit tests under ASan+UBSan and the
-# fuzz targets. Needs only the CPU, so it runs beside the real-kernel tests.
-sanitized() {
+# The sanitizer half's build and fuzzing: CPU only, and nothing in them
+# times anything, so they can run beside the real-kernel tests. The unit
+# tests run apart: some time their own processes against a clock.
+sanitized_build_and_fuzz() {
   step "configure and build: sanitize (clang: ASan, UBSan, libFuzzer)"
   # Line tables are all the sanitizers' reports need; with full debug info
   # build/sanitize held 2.0 GB, written while the guests run.
@@ -47,9 +48,6 @@ sanitized() {
     -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16 "${unity[@]}" \
     -DCMAKE_C_FLAGS_DEBUG=-gline-tables-only -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only
   cmake --build build/sanitize -j "$jobs"
-
-  step "unit tests under ASan+UBSan"
-  ctest --test-dir build/sanitize -L unit --output-on-failure -j "$jobs"
 
   [[ -d build/sanitize/fuzz ]] || return 0
   step "fuzz each parser for ${fuzz_seconds}s, $jobs at a time"
@@ -76,25 +74,34 @@ sanitized() {
     xargs -0 -P "$jobs" -I{} bash -c 'fuzz_one "$1" "$2"' _ {} "$fuzz_seconds"
 }
 
+unit_tests() {
+  step "unit tests under ASan+UBSan"
+  ctest --test-dir build/sanitize -L unit --output-on-failure -j "$jobs"
+}
+
 if [[ ${CGMEM_SKIP_VM:-0} == 1 ]]; then
-  sanitized
+  sanitized_build_and_fuzz
+  unit_tests
 else
   # The real-kernel tests spend most of their time waiting on throttled
-  # guests, so the sanitizer half runs meanwhile under SCHED_IDLE: it gets
-  # only the CPU time no guest (nor the kernel build) wants, and the guests
-  # keep the timing the tests check. Its output follows theirs.
+  # guests, so the sanitizer build and fuzzing run meanwhile under
+  # SCHED_IDLE: they get only the CPU time no guest (nor the kernel build)
+  # wants, and the guests keep the timing the tests check. Their output
+  # follows the guests'. The unit tests run last, at normal priority: at
+  # idle priority beside the guests, a guard test's shell loop fell behind
+  # its 50 ms schedule and the guard saw an interval without a rise.
   sanitize_log=$(mktemp)
   set -m  # the background half in its own process group, to stop it whole
   (
     # SCHED_IDLE where allowed, else the lowest nice value.
     chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 || renice -n 19 -p "$BASHPID" >/dev/null
-    sanitized
+    sanitized_build_and_fuzz
   ) >"$sanitize_log" 2>&1 &
   sanitize_pid=$!
   set +m
   trap 'kill -- -"$sanitize_pid" 2>/dev/null || true; rm -f "$sanitize_log"' EXIT
 
-  step "real-kernel tests in the VM (release), the sanitizer half beside them at idle priority"
+  step "real-kernel tests in the VM (release), the sanitize build and fuzzing beside them at idle priority"
   labels=()
   [[ ${CGMEM_SKIP_KERNEL:-0} == 1 ]] && labels=(-LE kernel)
   vm_status=0
@@ -104,7 +111,8 @@ else
   wait "$sanitize_pid" || sanitize_status=$?
   cat "$sanitize_log"
   ((vm_status == 0)) || { echo "test.sh: real-kernel tests failed" >&2; exit "$vm_status"; }
-  ((sanitize_status == 0)) || { echo "test.sh: the sanitizer half failed" >&2; exit "$sanitize_status"; }
+  ((sanitize_status == 0)) || { echo "test.sh: the sanitize build or fuzzing failed" >&2; exit "$sanitize_status"; }
+  unit_tests
 fi
 
 echo
