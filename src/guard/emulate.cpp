@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "model/predict.h"
 #include "model/wheel.h"
@@ -15,8 +16,14 @@ constexpr double kMaxStrips = 1000;  // R sums at most this many strips of usage
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
-double sleep_at(uint64_t usage, uint32_t shift, uint64_t high, const model::Kernel& kernel) {
-  return model::sleep_seconds({.kernel = kernel, .high = high, .shift = shift, .wheel = true}, usage);
+// The sleep after a batch charge while `used` bytes are in use: the kernel
+// computes it from its counter just after the charge, which holds the whole
+// batch (the stock was empty, used up or drained, or it would not have
+// charged). Taken at `used` alone it is a quarter shorter at the study's
+// scale, and the difference looked like time awake.
+double batch_sleep(uint64_t used, uint32_t shift, uint64_t high, const model::Kernel& kernel) {
+  return model::sleep_seconds({.kernel = kernel, .high = high, .shift = shift, .wheel = true},
+                              used + uint64_t(kernel.batch) * kernel.page_size);
 }
 
 // The bin of a cycle's length: quarter octaves from 1 ms.
@@ -31,8 +38,8 @@ size_t length_bin(double s) {
 // comes every 1 / rate seconds: a cycle (h, then a seconds per page bought)
 // meets one with p = rate * (h + m a), and then bought one page, else the
 // batch: m = batch - (batch - 1) p, solved for m.
-double charging_per_page(uint64_t usage, uint32_t shift, const Costs& k, uint64_t high, const model::Kernel& kernel) {
-  double s = sleep_at(usage, shift, high, kernel);
+double charging_per_page(uint64_t used, uint32_t shift, const Costs& k, uint64_t high, const model::Kernel& kernel) {
+  double s = batch_sleep(used, shift, high, kernel);
   double h = s > 0 ? s + double(model::kHighEventsPerSleep) * k.per_event_s : k.per_event_s;
   if (h <= 0) return 0;
   const double batch = kernel.batch;
@@ -42,34 +49,35 @@ double charging_per_page(uint64_t usage, uint32_t shift, const Costs& k, uint64_
 }
 
 // Charging time per page at `shift` over that at 0 (1 where neither charges time).
-double charging_ratio(uint64_t usage, uint32_t shift, const Costs& k, uint64_t high, const model::Kernel& kernel) {
-  double at_0 = charging_per_page(usage, 0, k, high, kernel);
-  return at_0 > 0 ? charging_per_page(usage, shift, k, high, kernel) / at_0 : 1;
+double charging_ratio(uint64_t used, uint32_t shift, const Costs& k, uint64_t high, const model::Kernel& kernel) {
+  double at_0 = charging_per_page(used, 0, k, high, kernel);
+  return at_0 > 0 ? charging_per_page(used, shift, k, high, kernel) / at_0 : 1;
 }
 
 // The sleep after a charge of one page: 1 / 64 of a batch's penalty
 // (calculate_high_delay scales by nr_pages / 64), 0 where that is HZ / 100
 // or less.
-double single_page_sleep(uint64_t usage, uint32_t shift, uint64_t high, const model::Kernel& kernel) {
-  model::Penalty p = model::penalty(model::to_pages(usage, kernel), model::to_pages(high, kernel), kernel, 1, shift);
+double single_page_sleep(uint64_t used, uint32_t shift, uint64_t high, const model::Kernel& kernel) {
+  model::Penalty p =
+      model::penalty(model::to_pages(used, kernel) + 1, model::to_pages(high, kernel), kernel, 1, shift);
   return p.sleeps ? model::jiffies_to_ms(model::wheel_sleep(p.jiffies, kernel).typical_jiffies, kernel) / 1000 : 0;
 }
 
-// R without the charge under way: the time at `shift` from usage to max,
-// summed over strips of pages. In the last batch below max a batch no
-// longer fits (try_charge falls back to the page asked for): each page
-// charges alone, with no stock to drain, and its sleep is a page's.
-double remaining_s(uint64_t usage, uint64_t max, uint32_t shift, const Costs& k, uint64_t high,
+// R without the charge under way: the time at `shift` from `used` bytes in
+// use to max, summed over strips of pages. In the last batch below max a
+// batch no longer fits (try_charge falls back to the page asked for): each
+// page charges alone, with no stock to drain, and its sleep is a page's.
+double remaining_s(uint64_t used, uint64_t max, uint32_t shift, const Costs& k, uint64_t high,
                    const model::Kernel& kernel) {
   const double page = double(kernel.page_size);
   const uint64_t last_batch = max - std::min<uint64_t>(max, uint64_t(kernel.batch) * kernel.page_size);
-  const uint64_t edge = std::max(usage, last_batch);
-  const double pages = double(edge - usage) / page;
+  const uint64_t edge = std::max(used, last_batch);
+  const double pages = double(edge - used) / page;
   const double strip = std::max(1.0, std::ceil(pages / kMaxStrips));
   double seconds = 0;
   for (double done = 0; done < pages; done += strip) {
     double width = std::min(strip, pages - done);
-    auto middle = usage + uint64_t((done + width / 2) * page);
+    auto middle = used + uint64_t((done + width / 2) * page);
     seconds += width * (k.per_page_s + charging_per_page(middle, shift, k, high, kernel));
   }
   for (uint64_t u = edge; u < max; u += kernel.page_size) {
@@ -79,10 +87,13 @@ double remaining_s(uint64_t usage, uint64_t max, uint32_t shift, const Costs& k,
   return seconds;
 }
 
-// Where this kernel (shift 0) starts to sleep: growth below it belongs to
-// no sleep's cycle (the leak's run up to memory.high and past it).
+// The pages in use where this kernel (shift 0) starts to sleep, a batch
+// below the counter at which it does: growth below it belongs to no sleep's
+// cycle (the leak's run up to memory.high and past it).
 uint64_t sleep_floor(uint64_t high, const model::Kernel& kernel) {
-  return model::sleep_start({.kernel = kernel, .high = high, .wheel = true}).value_or(UINT64_MAX);
+  const uint64_t batch = uint64_t(kernel.batch) * kernel.page_size;
+  auto start = model::sleep_start({.kernel = kernel, .high = high, .wheel = true});
+  return start ? *start - std::min(*start, batch) : UINT64_MAX;
 }
 
 // Adds a window's cycles to the bins and its time awake to the fit.
@@ -145,19 +156,20 @@ Costs costs(const ShiftEmulation& e, const model::Kernel& kernel) {
 
 void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, double dt, uint64_t high_rise,
              uint64_t high, const model::Kernel& kernel) {
-  if (!e.started) {
-    e = {.started = true, .start_usage = from};
-  }
+  const bool first = !e.started;
+  if (first) e = {.started = true, .start_usage = from};
+  const uint64_t low_before = first ? std::min(from, to) : e.low_usage;
   // The rest of a batch in the stock: at most 63 pages of memory.current.
   const uint64_t stock = uint64_t(kernel.batch - 1) * kernel.page_size;
   e.low_usage = std::max(std::min(from, to), to > stock ? to - stock : 0);
   if (dt <= 0) return;
   e.actual_s += dt;
-  uint64_t usage = from / 2 + to / 2;
+  // The pages in use as this interval's sleeps began: between its two lows.
+  const uint64_t used = std::midpoint(low_before, e.low_usage);
   // Sleeps counted where the middle of the interval does not sleep yet
   // happened near its end.
-  double plain = sleep_at(usage, 0, high, kernel);
-  if (plain <= 0) plain = sleep_at(to, 0, high, kernel);
+  double plain = batch_sleep(used, 0, high, kernel);
+  if (plain <= 0) plain = batch_sleep(e.low_usage, 0, high, kernel);
   double sleeps = plain > 0 ? double(high_rise) / double(model::kHighEventsPerSleep) : 0;
   // memory.events high rises as a sleep begins: a sleep longer than the
   // interval is asleep time in the intervals that follow too.
@@ -188,7 +200,7 @@ void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, doub
   double reclaim = std::min(dt - asleep, e.owed_reclaim_s);
   e.owed_reclaim_s -= reclaim;
   double charging = asleep + reclaim;
-  e.emulated_s += (dt - charging) + charging * charging_ratio(usage, shift, k, high, kernel);
+  e.emulated_s += (dt - charging) + charging * charging_ratio(used, shift, k, high, kernel);
 }
 
 ShiftVerdict judge(const ShiftEmulation& e, uint32_t shift, uint64_t usage, uint64_t high, const Limit& max,
@@ -196,8 +208,11 @@ ShiftVerdict judge(const ShiftEmulation& e, uint32_t shift, uint64_t usage, uint
   ShiftVerdict v;
   Costs k = costs(e, kernel);
   v.costs = k;
-  double s = sleep_at(usage, shift, high, kernel);
-  v.sleeps_per_batch = s > 0 ? double(kernel.batch) * charging_per_page(usage, shift, k, high, kernel) /
+  // The higher sample may count the rest of a batch in the stock: pages the
+  // program has not used yet, which a drain gives back.
+  const uint64_t used = e.started ? std::min(usage, e.low_usage) : usage;
+  double s = batch_sleep(used, shift, high, kernel);
+  v.sleeps_per_batch = s > 0 ? double(kernel.batch) * charging_per_page(used, shift, k, high, kernel) /
                                    (s + double(model::kHighEventsPerSleep) * k.per_event_s)
                              : 0;
   if (max.is_max()) {
@@ -205,10 +220,7 @@ ShiftVerdict judge(const ShiftEmulation& e, uint32_t shift, uint64_t usage, uint
   } else {
     // The sleep under way when sampled is still to come, scaled like the rest
     // (the kernel kills at the charge after it, even at memory.max).
-    v.remaining_s = (e.owed_s + e.owed_reclaim_s) * charging_ratio(usage, shift, k, high, kernel);
-    // The higher sample may count the rest of a batch in the stock: pages
-    // the program has not used yet, which a drain gives back.
-    uint64_t used = e.started ? std::min(usage, e.low_usage) : usage;
+    v.remaining_s = (e.owed_s + e.owed_reclaim_s) * charging_ratio(used, shift, k, high, kernel);
     if (used < max.bytes()) v.remaining_s += remaining_s(used, max.bytes(), shift, k, high, kernel);
   }
   v.budget_s = e.emulated_s + v.remaining_s;

@@ -1,7 +1,7 @@
 // emulate-shift on a synthetic crawl: a leak charged page by page on a
 // kernel at shift S, where a page that finds the CPU's stock empty charges a
-// 64-page batch and sleeps one (wheel) sleep, and a neighbour drains the
-// stock every `period` seconds on average (0.5 to 1.5 periods apart, or
+// 64-page batch and sleeps one (wheel) sleep at the usage that batch made,
+// and a neighbour drains the stock every `period` seconds on average (0.5 to 1.5 periods apart, or
 // nearly periodic as the lab's neighbour is). The guard samples the S = 0
 // crawl every 100 ms as the scanner would, reading memory.current as the
 // kernel counts it (the pages used and the rest of the batch in the stock),
@@ -81,10 +81,11 @@ Crawl crawl(uint32_t kernel_shift, const Scene& scene, uint32_t guard_shift = 0)
     if (stock == 0) {  // charge a batch, reclaim and sleep on the way back to user space
       if (used + kKernel.batch * page <= kMax) {
         stock = kKernel.batch;
-        s = model::sleep_seconds(at, used);
+        // The penalty is the counter's just after the charge: the batch too.
+        s = model::sleep_seconds(at, used + kKernel.batch * page);
       } else {  // a batch no longer fits: one page, and 1/64 of the penalty
         stock = 1;
-        model::Penalty p = model::penalty(used / page, kHigh / page, kKernel, 1, kernel_shift);
+        model::Penalty p = model::penalty(used / page + 1, kHigh / page, kKernel, 1, kernel_shift);
         s = p.sleeps ? double(model::wheel_sleep(p.jiffies, kKernel).typical_jiffies) / kKernel.hz : 0;
       }
       passes = s > 0 ? model::kHighEventsPerSleep : 1;
@@ -190,8 +191,10 @@ TEST(EmulateShift, NextToAPeriodicNeighbourWithSlowChargesItIsOnTime) {
 }
 
 TEST(EmulateShift, TheDrainRateIsMeasuredFromTheGrowth) {
-  auto sleep_at = [](uint64_t usage) {
-    return model::sleep_seconds({.kernel = kKernel, .high = kHigh, .wheel = true}, usage);
+  // A batch's sleep while `used` pages are in use: the kernel's counter
+  // holds the batch too.
+  auto sleep_at = [](double used) {
+    return model::sleep_seconds({.kernel = kKernel, .high = kHigh, .wheel = true}, uint64_t((used + 64) * 4096));
   };
   ShiftEmulation e;
   // From 0.5 MiB over memory.high: the plain kernel sleeps from 0.38 MiB
@@ -213,9 +216,12 @@ TEST(EmulateShift, TheDrainRateIsMeasuredFromTheGrowth) {
   // The time awake in each window (one interval each here: its time less
   // its sleeps) split into a cost per high event and one per page. Here the
   // exact split gives a negative cost per event: it is 0, and the pages
-  // carry all of it (least squares).
+  // carry all of it (least squares). The pages in use as an interval's
+  // sleeps began: between its lower samples (the upper less a batch's rest
+  // in the stock, 63 pages, where that is higher).
   Costs k = costs(e, kKernel);
-  double awake_1 = dt - 8 * sleep_at(u + 4 * 64 * 4096), awake_2 = dt - 8 * sleep_at(v + 40 * 4096);
+  const double low_1 = double(u) / 4096, low_2 = low_1 + 8 * 64 - 63, low_3 = double(v) / 4096 + 80 - 63;
+  double awake_1 = dt - 8 * sleep_at((low_1 + low_2) / 2), awake_2 = dt - 8 * sleep_at((low_2 + low_3) / 2);
   ASSERT_LT((awake_2 - 80 * (awake_1 - awake_2) / (512 - 80)) / (8 * 17), 0);  // the exact split's cost per event
   EXPECT_EQ(k.per_event_s, 0);
   EXPECT_NEAR(k.per_page_s, (awake_1 * 512 + awake_2 * 80) / (512.0 * 512 + 80 * 80), 1e-12);
@@ -247,10 +253,12 @@ TEST(EmulateShift, ABatchDrainedInALaterIntervalStillCountsAsDrained) {
 }
 
 TEST(EmulateShift, UntilEightSleepsEverySleepCountsAsDrained) {
+  // 7 sleeps at 31 MiB, where shift 2 still sleeps.
   ShiftEmulation e;
-  advance(e, 2, kHigh + 4096, kHigh + 8192, 1.0, 7 * 17, kHigh, kKernel);
+  const uint64_t u = 31 << 20;
+  advance(e, 2, u, u + 4096, 1.0, 7 * 17, kHigh, kKernel);
   EXPECT_TRUE(std::isinf(costs(e, kKernel).drains_per_s));
-  EXPECT_EQ(judge(e, 2, kMax - 4096 * 2, kHigh, Limit::of(kMax), kKernel).sleeps_per_batch, 64);
+  EXPECT_EQ(judge(e, 2, u + 4096, kHigh, Limit::of(kMax), kKernel).sleeps_per_batch, 64);
 }
 
 }  // namespace
