@@ -43,8 +43,8 @@ int main(int argc, char** argv) {
     bool killed = false;
     for (const report::Sample& s : run->samples) {
       if (!s.memory_current || !s.memory_events.count("high")) continue;
+      double dt = previous ? double(s.t_ns - previous->t_ns) / 1e9 : 0;
       if (previous && *s.memory_current > high) {
-        double dt = double(s.t_ns - previous->t_ns) / 1e9;
         uint64_t rise = s.memory_events.at("high") - previous->memory_events.at("high");
         guard::advance(e, shift, *previous->memory_current, *s.memory_current, dt, rise, high, kernel);
         guard::ShiftVerdict v = guard::judge(e, shift, *s.memory_current, high, *meta.max, kernel);
@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
           killed = true;
           break;
         }
-      } else if (previous && *s.memory_current <= high) {
-        e = {};
+      } else if (previous) {
+        guard::under_high(e, *previous->memory_current, *s.memory_current, dt, kernel);
       }
       previous = &s;
     }

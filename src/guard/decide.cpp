@@ -126,7 +126,7 @@ std::optional<Decision> Guard::decide(const Rule& rule, const Row& row, Track& t
       if (now < t.quiet_until) return std::nullopt;
       bool over = !s.high.is_max() && s.current > s.high.bytes();
       if (!over) {
-        t.emulation = {};
+        under_high(t.emulation, previous_current(row), s.current, row.rates.dt_s, kernel_);
         return std::nullopt;
       }
       advance(t.emulation, rule.shift, previous_current(row), s.current, row.rates.dt_s, row.rates.rise.high,

@@ -11,7 +11,7 @@
 namespace cgmem::guard {
 namespace {
 
-constexpr double kMinSleeps = 8;     // sleeps counted before the measured rate is trusted
+constexpr double kMinSleeps = 3;     // sleeps counted before the measured rate is trusted
 constexpr double kMaxStrips = 1000;  // R sums at most this many strips of usage
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
@@ -138,26 +138,34 @@ double drained(const ShiftEmulation& e, const model::Kernel& kernel) {
 Costs costs(const ShiftEmulation& e, const model::Kernel& kernel) {
   Costs k{.drained = drained(e, kernel), .drains_per_s = drains_per_s(e, kernel)};
   // awake = c * events + a * pages, least squares over the windows (the
-  // open one too) and the intervals before the first sleep.
+  // open one too), the intervals before the first sleep and those under
+  // memory.high (no events: they give a alone).
   const Window& w = e.window;
-  const Sums s = e.fit.plus(w.events, w.pages, w.awake);
+  const Sums s = e.fit.plus(w.events, w.pages, w.awake).plus(e.own);
   double det = s.ee * s.pp - s.ep * s.ep;
   bool proportional = det <= 1e-9 * s.ee * s.pp;
   if (!proportional) {
     k.per_event_s = (s.we * s.pp - s.wp * s.ep) / det;
     k.per_page_s = (s.wp * s.ee - s.we * s.ep) / det;
   }
-  // Events and pages in proportion (one page per sleep): the time is the charges'.
-  if (proportional) k.per_event_s = s.ee > 0 ? s.we / s.ee : 0, k.per_page_s = 0;
+  // Events and pages in proportion (one page per sleep): the time is the
+  // charges'. No events at all (only growth under memory.high): the pages'.
+  if (proportional && s.ee > 0) k.per_event_s = s.we / s.ee, k.per_page_s = 0;
+  if (proportional && s.ee <= 0) k.per_page_s = s.pp > 0 ? s.wp / s.pp : 0;
   if (k.per_event_s < 0) k.per_event_s = 0, k.per_page_s = s.pp > 0 ? s.wp / s.pp : 0;
   if (k.per_page_s < 0) k.per_page_s = 0, k.per_event_s = s.ee > 0 ? s.we / s.ee : 0;
   return k;
 }
 
+void under_high(ShiftEmulation& e, uint64_t from, uint64_t to, double dt, const model::Kernel& kernel) {
+  e = {.own = e.own};
+  if (dt > 0 && to > from) e.own = e.own.plus(0, double(to - from) / double(kernel.page_size), dt);
+}
+
 void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, double dt, uint64_t high_rise,
              uint64_t high, const model::Kernel& kernel) {
   const bool first = !e.started;
-  if (first) e = {.started = true, .start_usage = from};
+  if (first) e = {.started = true, .start_usage = from, .own = e.own};
   const uint64_t low_before = first ? std::min(from, to) : e.low_usage;
   // The rest of a batch in the stock: at most 63 pages of memory.current.
   const uint64_t stock = uint64_t(kernel.batch - 1) * kernel.page_size;

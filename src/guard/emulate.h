@@ -12,9 +12,12 @@
 // something charged another cgroup on that CPU meanwhile and so drained the
 // stock: then the next page charges, and sleeps, again (docs/model.md). A
 // long sleep is nearly always drained (one page per sleep, the crawl); a
-// short one seldom (64 pages per sleep). And each charge that sleeps makes
-// 17 reclaim passes first (one where it does not sleep), which under TCG
-// cost real time. So the guard measures, on this kernel, over windows (a
+// short one seldom (64 pages per sleep). The sleep s is the kernel's
+// penalty at its counter just after the charge: the pages in use and the
+// whole batch (at the pages in use alone it is about a quarter shorter where
+// the leak crawls, and the rest looks like time awake). And each charge
+// that sleeps makes 17 reclaim passes first (one where it does not sleep),
+// which cost some time. So the guard measures, on this kernel, over windows (a
 // window: the intervals from one in which a sleep began to the next such,
 // so that the time awake after a sleep and the drain of its stock, which
 // often fall in later intervals, stay with the sleep's cycle):
@@ -54,7 +57,7 @@
 //               batch no longer fits: each page charges alone, and sleeps
 //               1/64 of a batch's penalty (none at all where that is
 //               HZ / 100 or less, which is most of them).
-//               Until 8 sleeps are counted, the rate is taken as infinite
+//               Until 3 sleeps are counted, the rate is taken as infinite
 //               (one page per sleep at both shifts: the longest R).
 //
 // The shifted kernel reaches memory.max at E + R; the guard kills when
@@ -83,6 +86,8 @@ struct Sums {
   Sums plus(double events, double pages, double awake) const {
     return {ee + events * events, pp + pages * pages, ep + events * pages, we + awake * events, wp + awake * pages};
   }
+  // These sums and another's observations together.
+  Sums plus(const Sums& o) const { return {ee + o.ee, pp + o.pp, ep + o.ep, we + o.we, wp + o.wp}; }
 };
 
 // The intervals from one in which a sleep began to the next such.
@@ -112,6 +117,10 @@ struct ShiftEmulation {
   double owed_s = 0;          // sleep counted but not yet over
   double owed_reclaim_s = 0;  // reclaim passes counted but not yet over
   Sums fit;                   // over closed windows
+  // The intervals under memory.high in which the program grew: its own
+  // time per page, with no reclaim pass and no sleep. Kept from one episode
+  // over memory.high to the next.
+  Sums own;
 };
 
 // Sleeps after which the stock was gone (a drain came): (64 n - g) / 63, within [0, n].
@@ -120,7 +129,7 @@ double drained(const ShiftEmulation& e, const model::Kernel& kernel);
 // What this kernel showed so far, to emulate the shifted one with.
 struct Costs {
   double drained = 0;       // sleeps after which a drain came (drained() below)
-  double drains_per_s = 0;  // infinite until 8 sleeps are counted, or when every sleep was drained
+  double drains_per_s = 0;  // infinite until 3 sleeps are counted, or when every sleep was drained
   double per_event_s = 0;   // awake per memory.events high (one reclaim pass)
   double per_page_s = 0;    // awake per page grown (the program's own time)
 };
@@ -133,6 +142,10 @@ struct ShiftVerdict {
   double sleeps_per_batch = 0;  // at shift S and the current usage (0: S does not sleep there)
   bool kill = false;            // A >= E + R
 };
+
+// One interval of dt seconds under memory.high (usage from `from` to `to`
+// bytes): ends an episode over it, and measures the program's own pace.
+void under_high(ShiftEmulation& e, uint64_t from, uint64_t to, double dt, const model::Kernel& kernel);
 
 // One interval of dt seconds over memory.high: usage went from `from` to
 // `to` bytes and memory.events high rose by high_rise.

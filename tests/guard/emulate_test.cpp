@@ -133,7 +133,7 @@ TEST(EmulateShift, KillsWhenTheShiftedKernelWouldHaveReachedMemoryMax) {
     Crawl shifted = crawl(shift, 0.01);
     ASSERT_GT(plain.kill_s, 0) << "shift " << shift;
     // Within 20% or four sample intervals of the shifted kernel: under 2 s
-    // the first intervals, before 8 sleeps are counted, are most of it.
+    // the first intervals, before 3 sleeps are counted, are most of it.
     EXPECT_NEAR(plain.kill_s, shifted.max_s, std::max(0.2 * shifted.max_s, 4 * kInterval))
         << story(0.01, shift, plain, shifted);
   }
@@ -160,28 +160,29 @@ TEST(EmulateShift, NextToASlowerNeighbourItIsLateWhereSleepsNearItsPeriod) {
 }
 
 TEST(EmulateShift, NextToAPeriodicNeighbourWithSlowChargesItIsOnTime) {
-  // The bench's regime (bench/guard_vs_kernel.sh under TCG): the lab's
-  // neighbour drains the stock every 100 ms (within 5%), and a sleeping
-  // charge is awake about 40 ms besides its sleep (118 ms per sleep where
-  // the shifted sleep is 74 ms). The plain kernel's sleeps are longer than
+  // The bench's neighbour (bench/guard_vs_kernel.sh): the lab's neighbour
+  // drains the stock every 100 ms (within 5%), and a sleeping charge is
+  // awake 40 ms besides its sleep. The plain kernel's sleeps are longer than
   // the period from 29.9 MiB on, so it buys one page per sleep there and
   // memory.current swings by a batch between samples; the shifted kernel at
   // S = 2 does the same from about 30.4 MiB (its sleep plus the 40 ms), which
   // is most of its time to memory.max. Before the windows the guard measured
   // 6.0 to 6.8 drains/s and 0.4 to 0.6 ms per event here and killed at 0.53
-  // and 0.70 of the S = 2 kernel's time (seeds 7, 8), at 0.34 to 0.58 at S = 3.
+  // and 0.70 of the S = 2 kernel's time (seeds 7, 8), at 0.34 to 0.58 at S = 3;
+  // now at 1.03 to 1.07 and 0.97 to 1.03. (The real kernel under TCG is
+  // awake only 2 to 4 ms per sleeping charge, docs/guard.md; 40 ms is the
+  // harder case.)
   for (uint32_t seed : {7u, 8u, 9u}) {
     const Scene scene{.period = 0.1, .spread = 0.1, .per_event_s = 0.040 / 17, .seed = seed};
     for (uint32_t shift : {2u, 3u, 4u, 6u, 8u}) {
       Crawl plain = crawl(0, scene, shift);
       Crawl shifted = crawl(shift, scene);
       ASSERT_GT(plain.kill_s, 0) << "shift " << shift << ", seed " << seed;
-      // At S = 3 the shifted cycle (47 to 99 ms of sleep and 40 ms awake
-      // above 31 MiB) straddles the period, where pages per sleep fall from
-      // 64 to 1 within a few percent of cycle length: within 30% (0.72 to
-      // 0.90 measured). At S = 4 the kernel needs 1.1 to 1.5 s, of which the
-      // first 8 sleeps, before the rate is trusted, are 0.5 s: within 20% or
-      // five intervals (0.41 s early measured). Elsewhere 20% or four.
+      // At S = 3 the shifted cycle (its sleep and 40 ms awake above 31 MiB)
+      // straddles the period, where pages per sleep fall from 64 to 1 within
+      // a few percent of cycle length: within 30% (0.97 to 1.03 measured).
+      // At S = 4 the kernel needs 1.4 to 1.7 s: within 20% or five
+      // intervals (0.35 s early measured). Elsewhere 20% or four.
       double tolerance = shift == 3 ? 0.3 * shifted.max_s
                          : shift == 4 ? std::max(0.2 * shifted.max_s, 5 * kInterval)
                                       : std::max(0.2 * shifted.max_s, 4 * kInterval);
@@ -252,13 +253,32 @@ TEST(EmulateShift, ABatchDrainedInALaterIntervalStillCountsAsDrained) {
   EXPECT_EQ(k.per_page_s, 0);
 }
 
-TEST(EmulateShift, UntilEightSleepsEverySleepCountsAsDrained) {
-  // 7 sleeps at 31 MiB, where shift 2 still sleeps.
+TEST(EmulateShift, UntilThreeSleepsEverySleepCountsAsDrained) {
+  // 2 sleeps at 31 MiB, where shift 2 still sleeps, each for a whole batch:
+  // no drain, but too few sleeps to trust that; a third makes it a rate.
   ShiftEmulation e;
   const uint64_t u = 31 << 20;
-  advance(e, 2, u, u + 4096, 1.0, 7 * 17, kHigh, kKernel);
+  advance(e, 2, u, u + 2 * 64 * 4096, 1.0, 2 * 17, kHigh, kKernel);
   EXPECT_TRUE(std::isinf(costs(e, kKernel).drains_per_s));
-  EXPECT_EQ(judge(e, 2, u + 4096, kHigh, Limit::of(kMax), kKernel).sleeps_per_batch, 64);
+  EXPECT_EQ(judge(e, 2, u + 2 * 64 * 4096, kHigh, Limit::of(kMax), kKernel).sleeps_per_batch, 64);
+  advance(e, 2, u + 2 * 64 * 4096, u + 3 * 64 * 4096, 1.0, 17, kHigh, kKernel);
+  EXPECT_LT(costs(e, kKernel).drains_per_s, 0.01);
+}
+
+TEST(EmulateShift, TheProgramsOwnPaceUnderMemoryHighOutlivesAnEpisode) {
+  // 1,000 pages in 0.1 s under memory.high: 0.1 ms per page, no reclaim.
+  ShiftEmulation e;
+  const uint64_t u = kHigh - (8 << 20);
+  under_high(e, u, u + 1000 * 4096, 0.1, kKernel);
+  EXPECT_FALSE(e.started);
+  EXPECT_NEAR(costs(e, kKernel).per_page_s, 1e-4, 1e-12);
+  // An episode over memory.high and back under it: the pace is kept, the episode is not.
+  advance(e, 2, kHigh + 4096, kHigh + 8192, 0.1, 17, kHigh, kKernel);
+  EXPECT_TRUE(e.started);
+  under_high(e, kHigh, kHigh, 0.1, kKernel);  // no growth: nothing measured
+  EXPECT_FALSE(e.started);
+  EXPECT_EQ(e.sleeps, 0);
+  EXPECT_NEAR(costs(e, kKernel).per_page_s, 1e-4, 1e-12);
 }
 
 }  // namespace
