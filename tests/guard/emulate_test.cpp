@@ -1,12 +1,12 @@
 // emulate-shift on a synthetic crawl: a leak charged page by page on a
 // kernel at shift S, where a page that finds the CPU's stock empty charges a
 // 64-page batch and sleeps one (wheel) sleep at the usage that batch made,
-// and a neighbour drains the stock every `period` seconds on average (0.5 to 1.5 periods apart, or
-// nearly periodic as the lab's neighbour is). The guard samples the S = 0
-// crawl every 100 ms as the scanner would, reading memory.current as the
-// kernel counts it (the pages used and the rest of the batch in the stock),
-// and must kill when the same crawl at shift S reaches memory.max, and never
-// earlier than the plain kernel at S = 0.
+// and a neighbour drains the stock every `period` seconds on average (0.5 to
+// 1.5 periods apart, or nearly periodic as the lab's neighbour is). The
+// guard samples the S = 0 crawl every 100 ms as the scanner would, reading
+// memory.current as the kernel counts it (the pages used and the rest of
+// the batch in the stock), and must kill when the same crawl at shift S
+// reaches memory.max, and never earlier than the plain kernel at S = 0.
 #include "guard/emulate.h"
 
 #include <gtest/gtest.h>
@@ -199,7 +199,8 @@ TEST(EmulateShift, TheDrainRateIsMeasuredFromTheGrowth) {
   };
   ShiftEmulation e;
   // From 0.5 MiB over memory.high: the plain kernel sleeps from 0.38 MiB
-  // over it (28.8 MiB here), and growth below that is no sleep's. Intervals
+  // over it (28.8 MiB here) by its counter, the batch included, so from
+  // 0.12 MiB in use, and growth below that is no sleep's. Intervals
   // of 5 s: longer than their 8 sleeps.
   const double dt = 5.0;
   uint64_t u = kHigh + (512 << 10);
