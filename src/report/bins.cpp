@@ -63,7 +63,7 @@ OpSeries bin_ops(std::span<const Run* const> runs, uint64_t chunk) {
       latency.count(bin);
       lat_ms[i] = std::max(1e-3, static_cast<double>(op.lat_ns) / 1e6);
       auto slept = r->meta.procs <= 1 && op.high_after >= op.high_before
-                       ? model::sleeps_from_high_events(op.high_after - op.high_before)
+                       ? model::sleeps_from_high_events(op.high_rise())
                        : std::nullopt;
       if (slept) {
         sleeps.count(bin);

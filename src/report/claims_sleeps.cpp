@@ -185,7 +185,7 @@ Claim cap(const Cases& all) {
 double between_ops_s(const Run& run) {
   int64_t first = run.ops.begin()->t_ns, end = first, in_ops = 0;
   for (const auto& op : run.ops) {
-    end = std::max(end, op.t_ns + op.lat_ns);
+    end = std::max(end, op.end_ns());
     in_ops += op.lat_ns;
   }
   return std::max<double>(0, static_cast<double>(end - first - in_ops) / 1e9);

@@ -165,7 +165,7 @@ Claim page_cache(const Cases& all) {
   auto largest_rise = [](const Case& x) -> std::optional<double> {
     if (x.run->ops.empty()) return std::nullopt;
     uint64_t most = 0;
-    for (const auto& op : x.run->ops) most = std::max(most, op.high_after - op.high_before);
+    for (const auto& op : x.run->ops) most = std::max(most, op.high_rise());
     return static_cast<double>(most);
   };
   int k = count(cases, killed);

@@ -22,8 +22,8 @@ std::optional<InFlight> in_flight(const Run& run) {
   if (run.meta.procs > 1 || run.ops.empty() || !stopped_from_outside(run)) return std::nullopt;
   const Op* last = nullptr;
   for (const auto& op : run.ops)
-    if (!last || op.t_ns + op.lat_ns >= last->t_ns + last->lat_ns) last = &op;
-  InFlight f{.start_ns = last->t_ns + last->lat_ns, .current = last->current_after};
+    if (!last || op.end_ns() >= last->end_ns()) last = &op;
+  InFlight f{.start_ns = last->end_ns(), .current = last->current_after};
   // The last tick that still saw the workload (at the cap the driver's last
   // line is taken just before the kill).
   std::optional<uint64_t> high;

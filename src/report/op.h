@@ -17,6 +17,11 @@ struct Op {
   uint64_t high_before = 0, high_after = 0;
   uint64_t max_after = 0;
   run_format::Phase phase = run_format::Phase::other;
+
+  int64_t end_ns() const { return t_ns + lat_ns; }  // when the op returned
+  // memory.events high's rise over the op (17 per sleep, one per reclaim
+  // pass that did not sleep).
+  uint64_t high_rise() const { return high_after - high_before; }
 };
 static_assert(sizeof(Op) == 64);
 

@@ -46,7 +46,7 @@ std::string memory_series(const Run& run) {
   stride = run.ops.size() / kMaxBins + 1;
   size_t i = 0;
   for (const Op& op : run.ops)
-    if (i++ % stride == 0) line(op.t_ns + op.lat_ns, op.current_after);
+    if (i++ % stride == 0) line(op.end_ns(), op.current_after);
   return out;
 }
 

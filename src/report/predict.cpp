@@ -60,7 +60,7 @@ std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model:
   for (const auto& op : run.ops) {
     if (op.high_after <= op.high_before) continue;
     ++c.ops_with_rise;
-    uint64_t rise = op.high_after - op.high_before;
+    uint64_t rise = op.high_rise();
     auto whole = model::sleeps_from_high_events(rise);
     if (!whole) {
       // 17k + 1: k sleeps and one reclaim pass that did not end in a sleep.
@@ -186,7 +186,7 @@ std::optional<KillCheck> kill_check(const Run& run, const Meta& meta, const mode
   if (!max_set(meta)) return std::nullopt;
   const Op* first = nullptr;
   for (const auto& op : run.ops) {
-    bool slept = op.high_after - op.high_before >= model::kHighEventsPerSleep;
+    bool slept = op.high_rise() >= model::kHighEventsPerSleep;
     if (slept && (!first || op.t_ns < first->t_ns)) first = &op;
   }
   KillCheck c;

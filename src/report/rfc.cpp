@@ -25,7 +25,7 @@ double since_start(const Run& run, int64_t t_ns) {
 void edges(const Run& run, uint64_t high, uint64_t max, RfcRun& out) {
   std::optional<int64_t> over_high, at_max;
   for (const Op& op : run.ops) {
-    int64_t end = op.t_ns + op.lat_ns;
+    int64_t end = op.end_ns();
     if (op.current_after > high && (!over_high || end < *over_high)) over_high = end;
     if (op.current_after + run.meta.chunk_bytes > max && (!at_max || end < *at_max)) at_max = end;
   }
@@ -34,9 +34,9 @@ void edges(const Run& run, uint64_t high, uint64_t max, RfcRun& out) {
   if (!over_high || !at_max) return;
   uint64_t ops = 0, rise = 0;
   for (const Op& op : run.ops) {
-    if (int64_t end = op.t_ns + op.lat_ns; end <= *over_high || end > *at_max) continue;
+    if (int64_t end = op.end_ns(); end <= *over_high || end > *at_max) continue;
     ++ops;
-    if (op.high_after > op.high_before) rise += op.high_after - op.high_before;
+    if (op.high_after > op.high_before) rise += op.high_rise();
   }
   if (ops)
     out.climb_sleeps_per_op = static_cast<double>(rise) / static_cast<double>(model::kHighEventsPerSleep) /

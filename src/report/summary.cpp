@@ -52,7 +52,7 @@ void memory_columns(const Run& run, RunSummary& s) {
     peak = peak ? std::max(*peak, v) : v;
     if (alive && t >= last_t) last_t = t, s.final_bytes = v;
   };
-  for (const auto& op : run.ops) see(op.t_ns + op.lat_ns, static_cast<double>(op.current_after), true);
+  for (const auto& op : run.ops) see(op.end_ns(), static_cast<double>(op.current_after), true);
   for (const auto& smp : run.samples)
     if (smp.memory_current) see(smp.t_ns, static_cast<double>(*smp.memory_current), !any_procs || !smp.procs.empty());
   s.peak_bytes = peak;
@@ -102,7 +102,7 @@ void process_columns(const Run& run, RunSummary& s) {
 
 double last_time_s(const Run& run) {
   int64_t last = run.meta.started_mono_ns;
-  for (const auto& op : run.ops) last = std::max(last, op.t_ns + op.lat_ns);
+  for (const auto& op : run.ops) last = std::max(last, op.end_ns());
   if (!run.samples.empty()) last = std::max(last, run.samples.back().t_ns);
   return static_cast<double>(last - run.meta.started_mono_ns) / 1e9;
 }

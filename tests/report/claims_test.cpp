@@ -287,7 +287,7 @@ TEST(ReportClaims, APopulateRunsPsiIsDiagnostic) {
   report::Run plain = runs->front(), populate = plain;
   populate.meta.populate = true;
   auto stall = populate.ops[0];  // PSI 10 x the time over normal: far outside 0.9 to 1.3
-  stall.t_ns = populate.ops.back().t_ns + populate.ops.back().lat_ns + 1'000'000'000;
+  stall.t_ns = populate.ops.back().end_ns() + 1'000'000'000;
   populate.ops.push_back(stall);
   runs->assign({plain, populate});
   std::vector<RunSummary> sums = {summarize(plain), summarize(populate)};
