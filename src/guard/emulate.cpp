@@ -16,6 +16,8 @@ constexpr double kMaxStrips = 1000;  // R sums at most this many strips of usage
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
+uint64_t batch_bytes(const model::Kernel& kernel) { return uint64_t(kernel.batch) * kernel.page_size; }
+
 // The sleep after a batch charge while `used` bytes are in use: the kernel
 // computes it from its counter just after the charge, which holds the whole
 // batch (the stock was empty, used up or drained, or it would not have
@@ -23,7 +25,7 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 // scale, and the difference looked like time awake.
 double batch_sleep(uint64_t used, uint32_t shift, uint64_t high, const model::Kernel& kernel) {
   return model::sleep_seconds({.kernel = kernel, .high = high, .shift = shift, .wheel = true},
-                              used + uint64_t(kernel.batch) * kernel.page_size);
+                              used + batch_bytes(kernel));
 }
 
 // The bin of a cycle's length: quarter octaves from 1 ms.
@@ -70,7 +72,7 @@ double single_page_sleep(uint64_t used, uint32_t shift, uint64_t high, const mod
 double remaining_s(uint64_t used, uint64_t max, uint32_t shift, const Costs& k, uint64_t high,
                    const model::Kernel& kernel) {
   const double page = double(kernel.page_size);
-  const uint64_t last_batch = max - std::min<uint64_t>(max, uint64_t(kernel.batch) * kernel.page_size);
+  const uint64_t last_batch = max - std::min(max, batch_bytes(kernel));
   const uint64_t edge = std::max(used, last_batch);
   const double pages = double(edge - used) / page;
   const double strip = std::max(1.0, std::ceil(pages / kMaxStrips));
@@ -91,9 +93,8 @@ double remaining_s(uint64_t used, uint64_t max, uint32_t shift, const Costs& k, 
 // below the counter at which it does: growth below it belongs to no sleep's
 // cycle (the leak's run up to memory.high and past it).
 uint64_t sleep_floor(uint64_t high, const model::Kernel& kernel) {
-  const uint64_t batch = uint64_t(kernel.batch) * kernel.page_size;
   auto start = model::sleep_start({.kernel = kernel, .high = high, .wheel = true});
-  return start ? *start - std::min(*start, batch) : UINT64_MAX;
+  return start ? *start - std::min(*start, batch_bytes(kernel)) : UINT64_MAX;
 }
 
 // Adds a window's cycles to the bins and its time awake to the fit.
@@ -174,8 +175,8 @@ void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, doub
   e.actual_s += dt;
   // The pages in use as this interval's sleeps began: between its two lows.
   const uint64_t used = std::midpoint(low_before, e.low_usage);
-  // Sleeps counted where the middle of the interval does not sleep yet
-  // happened near its end.
+  // Sleeps counted where the pages in use midway do not sleep yet happened
+  // near the interval's end.
   double plain = batch_sleep(used, 0, high, kernel);
   if (plain <= 0) plain = batch_sleep(e.low_usage, 0, high, kernel);
   double sleeps = plain > 0 ? double(high_rise) / double(model::kHighEventsPerSleep) : 0;
