@@ -42,6 +42,12 @@ struct VmOptions {
   std::vector<PortForward> forwards; // --forward: host 127.0.0.1 ports into the guest (virtio_net)
 };
 
+// A boot whose guest kernel died before the command started.
+struct FailedBoot {
+  std::string console_log;     // its console, kept as DIR.boot1.console.log (empty: could not keep it)
+  std::string error;           // its "Oops: ..." line
+};
+
 struct VmRun {
   int exit_code = -1;          // the inner command's, or -1 when it did not finish
   bool timed_out = false;
@@ -56,6 +62,7 @@ struct VmRun {
   double boot_seconds = -1;    // QEMU start to "cgmem-vm: running" (-1: never)
   double total_seconds = 0;    // QEMU start to QEMU exit
   std::map<std::string, std::string> guest;  // guest.env: kernel_release, thp_enabled, ...
+  std::vector<FailedBoot> failed_boots;      // booted again after these (at most one)
 };
 
 // The memory.max of /sys/fs/cgroup/cgmem in a guest with `mem_bytes` of RAM:
@@ -68,9 +75,14 @@ std::string command_script(const VmOptions& options);
 // "key=value" lines -> map; lines without '=' are skipped.
 std::map<std::string, std::string> parse_env(const std::string& text);
 
-// The first "cgmem-vm: error: ..." line of a console log, else a kernel
-// panic line, else empty.
+// The first "cgmem-vm: error: ..." line of a console log, else its first
+// "Oops: ..." line, else a kernel panic line, else empty.
 std::string guest_error_from_console(const std::string& console);
+
+// The "Oops: ..." line of a console whose guest kernel died before the
+// command started ("cgmem-vm: running" never printed), else empty. Such a
+// boot ran nothing of the command: run_vm boots once more.
+std::string oops_before_command(const std::string& console);
 
 // `stop` is polled while QEMU runs (a SIGINT handler sets it). `self` is the
 // running cgmem (/proc/self/exe).

@@ -263,6 +263,24 @@ TEST(Session, GuestEnvAndConsoleErrors) {
   EXPECT_EQ(guest_error_from_console("all fine\n"), "");
 }
 
+// The first lines of the console of the boot that died in CI on 2026-12-01
+// (Debian's 6.12.117 under TCG), and the same death after the command began.
+const char* const kOopsInStartKernel =
+    "[    1.433724] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
+    "[    1.434201] CPU: 0 UID: 0 PID: 0 Comm: swapper/0 Not tainted 6.12.117+deb12-cloud-amd64 #1\n"
+    "[    1.434413] RIP: 0010:sched_clock_cpu+0x9/0x190\n"
+    "[    1.445321] Kernel panic - not syncing: Fatal exception in interrupt\n";
+
+TEST(Session, AnOopsBeforeTheCommandStartedIsBootedAgain) {
+  EXPECT_EQ(guest_error_from_console(kOopsInStartKernel), "Oops: int3: 0000 [#1] PREEMPT SMP NOPTI");
+  EXPECT_EQ(oops_before_command(kOopsInStartKernel), "Oops: int3: 0000 [#1] PREEMPT SMP NOPTI");
+  EXPECT_EQ(oops_before_command(std::string("cgmem-vm: running\n") + kOopsInStartKernel), "");
+  // A panic without an Oops (no init, no root) is the kernel's setup, the same on every boot.
+  EXPECT_EQ(oops_before_command("[ 1.5] Kernel panic - not syncing: No working init found.\n"), "");
+  EXPECT_EQ(oops_before_command("cgmem-vm: error: no /dev/vda\n"), "");
+  EXPECT_EQ(oops_before_command(""), "");
+}
+
 TEST(Qemu, TcgCommandLine) {
   QemuSpec spec{.accel = Accel::tcg, .kernel = "/k/vmlinuz", .initrd = "/w/initramfs.gz", .disk = "/w/disk.img",
                 .console_log = "/o/r.console.log", .mem_bytes = 512ull << 20, .cpus = 2};
