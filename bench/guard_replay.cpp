@@ -64,26 +64,24 @@ int main(int argc, char** argv) {
     double longest = 0;  // the longest episode over memory.high, s
     for (const report::Sample& s : run->samples) {
       if (!s.memory_current || !s.memory_events.count("high")) continue;
-      double dt = previous ? double(s.t_ns - previous->t_ns) / 1e9 : 0;
-      if (previous && *s.memory_current > high) {
+      if (previous) {
+        double dt = double(s.t_ns - previous->t_ns) / 1e9;
         uint64_t rise = s.memory_events.at("high") - previous->memory_events.at("high");
-        guard::advance(e, shift, *previous->memory_current, *s.memory_current, dt, rise, high, kernel);
-        guard::ShiftVerdict v = guard::judge(e, shift, *s.memory_current, high, *meta.max, kernel);
+        auto v = guard::step(e, shift, *previous->memory_current, *s.memory_current, dt, rise, *meta.high, *meta.max,
+                             kernel);
         longest = std::max(longest, e.actual_s);
-        if (trace || v.kill) {
+        if (v && (trace || v->kill)) {
           std::printf("S=%u A=%7.2f E=%7.2f R=%7.2f cur=+%4.0f pages sleeps=%6.1f drained=%6.1f r=%6.2f/s "
                       "c=%5.2f ms a=%5.2f ms m=%5.1f%s\n",
-                      shift, e.actual_s, e.emulated_s, v.remaining_s,
+                      shift, e.actual_s, e.emulated_s, v->remaining_s,
                       (double(*s.memory_current) - double(high)) / double(kernel.page_size), e.sleeps,
-                      v.costs.drained, v.costs.drains_per_s, v.costs.per_event_s * 1e3, v.costs.per_page_s * 1e3,
-                      v.sleeps_per_batch, v.kill ? " KILL" : "");
+                      v->costs.drained, v->costs.drains_per_s, v->costs.per_event_s * 1e3,
+                      v->costs.per_page_s * 1e3, v->sleeps_per_batch, v->kill ? " KILL" : "");
         }
-        if (v.kill) {
+        if (v && v->kill) {
           killed = true;
           break;
         }
-      } else if (previous) {
-        guard::under_high(e, *previous->memory_current, *s.memory_current, dt, kernel);
       }
       previous = &s;
     }

@@ -124,14 +124,10 @@ std::optional<Decision> Guard::decide(const Rule& rule, const Row& row, Track& t
     }
     case Action::emulate_shift: {
       if (now < t.quiet_until) return std::nullopt;
-      bool over = !s.high.is_max() && s.current > s.high.bytes();
-      if (!over) {
-        under_high(t.emulation, previous_current(row), s.current, row.rates.dt_s, kernel_);
-        return std::nullopt;
-      }
-      advance(t.emulation, rule.shift, previous_current(row), s.current, row.rates.dt_s, row.rates.rise.high,
-              s.high.bytes(), kernel_);
-      ShiftVerdict v = judge(t.emulation, rule.shift, s.current, s.high.bytes(), s.max, kernel_);
+      auto verdict = step(t.emulation, rule.shift, previous_current(row), s.current, row.rates.dt_s,
+                          row.rates.rise.high, s.high, s.max, kernel_);
+      if (!verdict) return std::nullopt;
+      const ShiftVerdict& v = *verdict;
       d.evidence.shift = v;
       d.evidence.emulation = t.emulation;
       if (!v.kill) return std::nullopt;

@@ -237,4 +237,15 @@ ShiftVerdict judge(const ShiftEmulation& e, uint32_t shift, uint64_t usage, uint
   return v;
 }
 
+std::optional<ShiftVerdict> step(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, double dt,
+                                 uint64_t high_rise, const Limit& high, const Limit& max,
+                                 const model::Kernel& kernel) {
+  if (high.is_max() || to <= high.bytes()) {
+    under_high(e, from, to, dt, kernel);
+    return std::nullopt;
+  }
+  advance(e, shift, from, to, dt, high_rise, high.bytes(), kernel);
+  return judge(e, shift, to, high.bytes(), max, kernel);
+}
+
 }  // namespace cgmem::guard

@@ -69,6 +69,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "common/size.h"
 #include "model/penalty.h"
@@ -154,5 +155,12 @@ void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, doub
 
 ShiftVerdict judge(const ShiftEmulation& e, uint32_t shift, uint64_t usage, uint64_t high, const Limit& max,
                    const model::Kernel& kernel);
+
+// One interval of a watched cgroup, the guard's and guard_replay's: over
+// memory.high it advances and judges; at or under it (or with no
+// memory.high) it takes under_high() and gives no verdict.
+std::optional<ShiftVerdict> step(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, double dt,
+                                 uint64_t high_rise, const Limit& high, const Limit& max,
+                                 const model::Kernel& kernel);
 
 }  // namespace cgmem::guard

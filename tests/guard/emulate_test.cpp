@@ -282,5 +282,19 @@ TEST(EmulateShift, TheProgramsOwnPaceUnderMemoryHighOutlivesAnEpisode) {
   EXPECT_NEAR(costs(e, kKernel).per_page_s, 1e-4, 1e-12);
 }
 
+TEST(EmulateShift, AStepJudgesOnlyOverMemoryHigh) {
+  ShiftEmulation e;
+  const Limit high = Limit::of(kHigh), max = Limit::of(kMax);
+  EXPECT_FALSE(step(e, 2, kHigh - 8192, kHigh, 0.1, 0, high, max, kKernel));  // at memory.high: not over it
+  EXPECT_NEAR(costs(e, kKernel).per_page_s, 0.05, 1e-12);                   // 2 pages in 0.1 s: its own pace
+  auto verdict = step(e, 2, kHigh, kHigh + 4096, 0.1, 17, high, max, kKernel);
+  ASSERT_TRUE(verdict);
+  EXPECT_TRUE(e.started);
+  EXPECT_NEAR(e.actual_s, 0.1, 1e-12);
+  EXPECT_GT(verdict->budget_s, e.actual_s);
+  EXPECT_FALSE(step(e, 2, kHigh + 4096, kHigh + 8192, 0.1, 17, Limit::max(), max, kKernel));  // no memory.high
+  EXPECT_FALSE(e.started);
+}
+
 }  // namespace
 }  // namespace cgmem::guard
