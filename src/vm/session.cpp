@@ -266,9 +266,9 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
     run.interrupted = true;
   } else {
     // A guest kernel that oopsed before the command started ran nothing of
-    // it, so one more boot is safe. Under TCG that happened once in the
-    // project's CI (an int3 Oops in start_kernel, at an instruction the
-    // kernel had just patched), about once in a few hundred boots.
+    // it, so one more boot is safe. Under TCG that has happened once so far
+    // in the project's CI: an int3 Oops in start_kernel, at an instruction
+    // the kernel had just patched.
     for (int attempt = 1;; ++attempt) {
       progress(std::string("booting (") + accel_name(run.accel) + ")");
       if (auto ok = boot(spec, options, progress, stop, run); !ok) {
