@@ -8,8 +8,9 @@
 #   kS       the patched kernel with memory.high.throttle = S, no guard
 #   gS       the guard's `emulate-shift S` on the same kernel with memory.high.throttle = 0
 # for each S in SHIFTS, and prints the table (time from start to the kill, s).
-# Long (about 15 minutes under TCG): run it once and quote it (docs/guard.md),
-# never from ctest. Usage:
+# Long (about 15 minutes under TCG): run it once and quote it (docs/guard.md).
+# The kernel test (tests/kernel/throttle/run.sh) runs the guest half at
+# S = 2 and 4 only. Usage:
 #   bench/guard_vs_kernel.sh [OUT]        # OUT: bench-out/guard-vs-kernel
 # Environment: CGMEM (a static cgmem, default build/release/src/cli/cgmem-static),
 # KERNEL (default hz1000-throttle; "" for the pinned Debian HZ=250 kernel,

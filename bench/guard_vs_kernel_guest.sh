@@ -1,8 +1,11 @@
-# The guest half of bench/guard_vs_kernel.sh (runs in the VM): CAP SHIFTS NEIGHBOUR INTERVAL.
+# The guest half of bench/guard_vs_kernel.sh (runs in the VM):
+# CAP SHIFTS NEIGHBOUR INTERVAL [KILL_RULE]. KILL_RULE "no" leaves out the
+# kill-rule run, as the kernel test (tests/kernel/throttle/run.sh) does.
 CAP=$1
 SHIFTS=$2
 NEIGHBOUR=$3
 INTERVAL=$4
+KILL_RULE=${5:-yes}
 G=/sys/fs/cgroup/cgmem/g
 mkdir -p $G
 echo +memory > $G/cgroup.subtree_control
@@ -29,7 +32,7 @@ guarded() {  # NAME POLICY-RULE-LINES [cgmem run flags]: the leak with a guard o
 
 # The crawl: k0 below is the same run (memory.high.throttle = 0) on the patched kernel.
 [ -n "$SHIFTS" ] || leak crawl
-guarded kill 'action = "kill"
+[ "$KILL_RULE" = no ] || guarded kill 'action = "kill"
 throttled_for = "30s"'
 for s in $SHIFTS; do
   leak "k$s" --high-throttle "$s"
