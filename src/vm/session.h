@@ -44,7 +44,7 @@ struct VmOptions {
 
 // A boot whose guest kernel died before the command started.
 struct FailedBoot {
-  std::string console_log;     // its console, kept as DIR.boot1.console.log (empty: could not keep it)
+  std::string console_log;     // its console, kept as DIR.bootN.console.log (empty: could not keep it)
   std::string error;           // its "Oops: ..." line
 };
 
@@ -62,7 +62,7 @@ struct VmRun {
   double boot_seconds = -1;    // QEMU start to "cgmem-vm: running" (-1: never)
   double total_seconds = 0;    // QEMU start to QEMU exit
   std::map<std::string, std::string> guest;  // guest.env: kernel_release, thp_enabled, ...
-  std::vector<FailedBoot> failed_boots;      // booted again after these (at most one)
+  std::vector<FailedBoot> failed_boots;      // booted again after these (at most two)
 };
 
 // The memory.max of /sys/fs/cgroup/cgmem in a guest with `mem_bytes` of RAM:
@@ -81,7 +81,7 @@ std::string guest_error_from_console(const std::string& console);
 
 // The "Oops: ..." line of a console whose guest kernel died before the
 // command started ("cgmem-vm: running" never printed), else empty. Such a
-// boot ran nothing of the command: run_vm boots once more.
+// boot ran nothing of the command: run_vm boots again, up to 3 boots in all.
 std::string oops_before_command(const std::string& console);
 
 // `stop` is polled while QEMU runs (a SIGINT handler sets it). `self` is the
