@@ -116,9 +116,12 @@ TEST(KernelThrottle, ShiftOneHalvesTheSleepAtTheSameOverage) {
   // The halving is judged on the sums: op by op, a 64-page batch pays one or
   // two sleeps by where its charges fall, so the median of the few ops in
   // range moves by a whole sleep (0.48 in one boot, 0.64 in another, with
-  // the sums at 0.49 in both).
-  EXPECT_NEAR(halving, 0.5, 0.1);
-  EXPECT_NEAR(measured1 / measured0, model1 / model0, 0.1);
+  // the sums at 0.49 in both). Time awake does not halve, and under CI's
+  // load it grew: eight quiet boots gave 0.506 to 0.521, a CI run 0.564
+  // (shift 1 at 1.17 times its model, shift 0 at 1.04). 0.15 still tells a
+  // halving from no effect (1) or a quartering (0.25).
+  EXPECT_NEAR(halving, 0.5, 0.15);
+  EXPECT_NEAR(measured1 / measured0, model1 / model0, 0.15);
   // Each shift against the model: sleeps are at least the penalty, and the
   // timer wheel (at most 12.5% at HZ=1000) and emulation add a little.
   EXPECT_GT(measured0 / model0, 0.9) << measured0 << " s measured, " << model0 << " s predicted";
