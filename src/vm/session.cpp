@@ -2,6 +2,8 @@
 
 #include "common/file.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <ctime>
@@ -280,12 +282,12 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
       std::string oops = run.timed_out || run.interrupted ? std::string{}
                                                           : oops_before_command(read_file_or_empty(run.console_log));
       if (oops.empty() || attempt == kBoots) break;
+      // Kept beside DIR, never over a file that is already there.
       std::string kept = fmt::format("{}.boot{}.console.log", *out_dir, attempt);
-      std::error_code ec;
-      fs::rename(run.console_log, kept, ec);
-      run.failed_boots.push_back({.console_log = ec ? std::string{} : kept, .error = oops});
+      bool moved = ::renameat2(AT_FDCWD, run.console_log.c_str(), AT_FDCWD, kept.c_str(), RENAME_NOREPLACE) == 0;
+      run.failed_boots.push_back({.console_log = moved ? kept : std::string{}, .error = oops});
       progress(fmt::format("the guest kernel died before the command started ({}); booting again{}", oops,
-                           ec ? "" : ", its console kept as " + kept));
+                           moved ? ", its console kept as " + kept : ""));
       run.guest_error.clear();
     }
     progress("collecting");

@@ -44,7 +44,7 @@ struct VmOptions {
 
 // A boot whose guest kernel died before the command started.
 struct FailedBoot {
-  std::string console_log;     // its console, kept as DIR.bootN.console.log (empty: could not keep it)
+  std::string console_log;     // its console, kept as DIR.bootN.console.log (empty: not kept, e.g. a file of that name was there)
   std::string error;           // its "Oops: ..." line
 };
 
