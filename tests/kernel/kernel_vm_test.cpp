@@ -6,21 +6,15 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "model/predict.h"
+#include "support/vm_out.h"
 
 namespace {
 
-std::string read(const std::string& relative) {
-  std::ifstream in(std::string(CGMEM_KERNEL_VM_OUT) + "/" + relative);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read(const std::string& relative) { return cgmem::testing::slurp_out(CGMEM_KERNEL_VM_OUT, relative); }
 
 std::string trimmed(const std::string& relative) {
   std::string text = read(relative);
@@ -63,12 +57,8 @@ struct Op {
 
 std::vector<Op> ops(int shift) {
   std::vector<Op> out;
-  std::istringstream in(read("shift" + std::to_string(shift) + "/ops.jsonl"));
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_object()) continue;
-    out.push_back({j.value("current_after", uint64_t{0}), j.value("lat_ns", uint64_t{0}) / 1e9});
-  }
+  for (const auto& j : cgmem::testing::json_lines_of(read("shift" + std::to_string(shift) + "/ops.jsonl")))
+    if (j.is_object()) out.push_back({j.value("current_after", uint64_t{0}), j.value("lat_ns", uint64_t{0}) / 1e9});
   return out;
 }
 
@@ -156,11 +146,8 @@ void expect_emulation_near_the_kernel(int shift, double low, double high) {
   EXPECT_EQ(guard.signal, 9) << read("guard-vs-kernel.log");
   EXPECT_NE(guard.status, "oom_killed") << "the kernel killed g" << s << " before the guard did";
   nlohmann::json kill;
-  std::istringstream lines(read("guard-vs-kernel/g" + s + ".guard.jsonl"));
-  for (std::string line; std::getline(lines, line);) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
+  for (const auto& j : cgmem::testing::json_lines_of(read("guard-vs-kernel/g" + s + ".guard.jsonl")))
     if (j.is_object() && j.value("decision", "") == "kill") kill = j;
-  }
   ASSERT_TRUE(kill.is_object()) << "no kill line: " << read("guard-vs-kernel/g" + s + ".guard.err");
   EXPECT_EQ(kill["rule"], "g" + s);
   EXPECT_TRUE(kill["acted"].get<bool>());
