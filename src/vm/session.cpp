@@ -268,8 +268,8 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
     run.interrupted = true;
   } else {
     // A guest kernel that oopsed before the command started ran nothing of
-    // it, so booting again is safe. Under TCG the project's CI saw it in 2
-    // of 8 runs (15 boots each) on 2026-12-01: an int3 Oops in
+    // it, so booting again is safe. Under TCG the project's CI saw it in 3
+    // of 10 runs (15 boots each) on 2026-12-01: an int3 Oops in
     // sched_clock_cpu 1.4 to 1.7 s into boot, at an instruction the kernel
     // had just patched.
     constexpr int kBoots = 3;
