@@ -10,16 +10,13 @@
 
 #include "common/file.h"
 #include "report/bins.h"
+#include "report/gnuplot_script.h"
 
 namespace cgmem::report {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Series {
-  std::string title, file;  // file relative to the plots dir
-};
 
 // The image formats. Cairo's PNG encoding makes a PNG cost about three SVGs
 // (perf on gnuplot: half its time is in libpng and zlib); the costs spread
@@ -56,33 +53,12 @@ std::string points_text(const std::vector<BinPoint>& points) {
   return out;
 }
 
-// gnuplot strings are single-quoted here; a quote in a name would end one.
-std::string unquoted(std::string text) {
-  std::replace(text.begin(), text.end(), '\'', '"');
-  return text;
-}
-
-std::string plot_command(const std::vector<Series>& series, const char* style) {
-  std::string cmd = "plot ";
-  for (size_t i = 0; i < series.size(); ++i) {
-    cmd += fmt::format("{}'{}' using 1:2 with {} title '{}'", i ? ", " : "", series[i].file, style,
-                       unquoted(series[i].title));
-  }
-  return cmd + "\n";
-}
-
 // Writes NAME.gp, the figure without a terminal, and has it drawn once per
 // format. By hand: gnuplot -e "set terminal pngcairo; set output 'x.png'" NAME.gp
 Result<void> draw(const fs::path& dir, const Figure& f, const std::string& setup, const std::string& plot,
                   Gnuplots& gnuplots) {
-  std::string script = fmt::format("reset\nset title '{}' noenhanced\nset key noenhanced\nset grid\n{}{}",
-                                   unquoted(f.title), setup, plot);
-  if (auto w = write_file(dir / (f.name + ".gp"), script); !w) return w;
-  for (const Format& format : kFormats) {
-    gnuplots.draw(fmt::format("set terminal {}\nset output '{}.{}'\nload '{}.gp'\nunset output\n", format.terminal,
-                              f.name, format.ext, f.name),
-                  format.cost);
-  }
+  if (auto w = write_file(dir / (f.name + ".gp"), figure_script(f.title, setup, plot)); !w) return w;
+  for (const Format& format : kFormats) gnuplots.draw(draw_commands(format.terminal, f.name, format.ext), format.cost);
   return {};
 }
 
@@ -100,12 +76,12 @@ Result<void> memory_figure(Workload& wl, const fs::path& dir, Gnuplots& gnuplots
     if (data.empty()) continue;
     std::string file = fmt::format("memory-{}-{}.dat", wl.safe, i);
     if (auto w = write_file(dir / file, data); !w) return w;
-    series.push_back({wl.runs[i]->meta.name, file});
+    series.push_back({wl.runs[i]->meta.name, file, "lines"});
   }
   if (series.empty()) return {};
   wl.memory = Figure{"memory-" + wl.safe, wl.name + ": memory.current over time"};
   return draw(dir, *wl.memory, "set xlabel 'time since start (s)'\nset ylabel 'memory.current (MiB)'\n",
-              plot_command(series, "lines"), gnuplots);
+              plot_command(series), gnuplots);
 }
 
 // Latency and sleeps per op against memory.current, one line per config.
@@ -122,24 +98,24 @@ Result<void> op_figures(Workload& wl, const fs::path& dir, Gnuplots& gnuplots) {
     std::string stem = fmt::format("{}-{}", wl.safe, file_safe(c));
     if (!series.latency_ms.empty()) {
       if (auto w = write_file(dir / ("latency-" + stem + ".dat"), points_text(series.latency_ms)); !w) return w;
-      latency.push_back({c, "latency-" + stem + ".dat"});
+      latency.push_back({c, "latency-" + stem + ".dat", "linespoints pointsize 0.5"});
     }
     bool has_high = std::any_of(mine.begin(), mine.end(), [](auto* r) { return r->meta.high && !r->meta.high->is_max(); });
     if (has_high && !series.sleeps.empty()) {
       if (auto w = write_file(dir / ("sleeps-" + stem + ".dat"), points_text(series.sleeps)); !w) return w;
-      sleeps.push_back({c, "sleeps-" + stem + ".dat"});
+      sleeps.push_back({c, "sleeps-" + stem + ".dat", "linespoints pointsize 0.5"});
     }
   }
   if (!latency.empty()) {
     wl.latency = Figure{"latency-" + wl.safe, wl.name + ": latency per op against memory.current"};
     auto d = draw(dir, *wl.latency, "set logscale y\nset xlabel 'memory.current (MiB)'\nset ylabel 'median op latency (ms)'\n",
-                  plot_command(latency, "linespoints pointsize 0.5"), gnuplots);
+                  plot_command(latency), gnuplots);
     if (!d) return d;
   }
   if (!sleeps.empty()) {
     wl.sleeps = Figure{"sleeps-" + wl.safe, wl.name + ": sleeps per op (high counter rise / 17)"};
     auto d = draw(dir, *wl.sleeps, "set xlabel 'memory.current (MiB)'\nset ylabel 'median sleeps per op'\n",
-                  plot_command(sleeps, "linespoints pointsize 0.5"), gnuplots);
+                  plot_command(sleeps), gnuplots);
     if (!d) return d;
   }
   return {};
@@ -158,25 +134,22 @@ Result<void> rfc_figure(const RfcComparison& rfc, const fs::path& dir, Gnuplots&
     if (p.seconds > 0) fmt::format_to(std::back_inserter(model), "{} {:.6g}\n", p.shift, p.seconds);
   for (const auto& p : kRfcTable) fmt::format_to(std::back_inserter(table), "{} {:.6g}\n", p.shift, p.seconds);
   std::vector<Series> series;
-  for (auto [title, file, data] : {std::tuple("measured (killed runs)", "rfc-measured.dat", &measured),
-                                   std::tuple("the RFC table", "rfc-table.dat", &table),
-                                   std::tuple("model, one sleep per batch, memory.high to memory.max", "rfc-model.dat", &model)}) {
+  for (auto [title, file, style, data] :
+       {std::tuple("measured (killed runs)", "rfc-measured.dat", "points pointtype 7 pointsize 1", &measured),
+        std::tuple("the RFC table", "rfc-table.dat", "linespoints pointtype 4", &table),
+        std::tuple("model, one sleep per batch, memory.high to memory.max", "rfc-model.dat", "lines linewidth 2", &model)}) {
     if (data->empty()) continue;
     if (auto w = write_file(dir / file, *data); !w) return w;
-    series.push_back({title, file});
+    series.push_back({title, file, style});
   }
   if (measured.empty()) return {};
   fig = Figure{"rfc-shift", "time to the OOM kill against memory.high.throttle"};
-  std::string plot = "plot ";
-  const char* styles[] = {"points pointtype 7 pointsize 1", "linespoints pointtype 4", "lines linewidth 2"};
-  for (size_t i = 0; i < series.size(); ++i)
-    plot += fmt::format("{}'{}' using 1:2 with {} title '{}'", i ? ", " : "", series[i].file, styles[i], unquoted(series[i].title));
   uint32_t last = rfc.rows.empty() ? 15 : std::max<uint32_t>(15, rfc.rows.back().shift);
   return draw(dir, *fig,
               fmt::format("set logscale y\nset xrange [-0.5:{}.5]\nset xlabel 'memory.high.throttle (shift)'\n"
                           "set ylabel 'seconds until the OOM kill'\n",
                           last),
-              plot + "\n", gnuplots);
+              plot_command(series), gnuplots);
 }
 
 }  // namespace
@@ -217,9 +190,9 @@ Result<Plots> write_plots(const std::vector<Run>& runs, const std::string& out_d
   return plots;
 }
 
-void finish_plots(Plots& plots) {
+void finish_plots(Plots& plots, const volatile std::sig_atomic_t* stop) {
   if (!plots.gnuplots) return;
-  if (!plots.gnuplots->finish()) {
+  if (!plots.gnuplots->finish(stop)) {
     plots.warning = plots.gnuplots->warning();
     plots.figures.clear();
   }
