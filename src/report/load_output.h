@@ -33,7 +33,12 @@ struct LoadPoint {
 struct LoadOutput {
   std::string format;  // "redis-benchmark-csv", "pgbench", "wrk", or "" (not read)
   std::vector<LoadPoint> points;
+  // "line 3: '-5' is not a finite decimal number of 0 or more; not read":
+  // values refused (nan, inf, negative, hex), the first kMaxLoadProblems of
+  // them, then how many more; or why the file could not be read at all.
+  std::vector<std::string> problems;
 };
+inline constexpr size_t kMaxLoadProblems = 5;
 
 // load.times.jsonl: (t_s, bytes of load.stdout so far), in order; lines
 // that are not such objects are skipped.

@@ -73,10 +73,17 @@ void read_samples(const Run& r, ProgramRun& p) {
 }
 
 void read_load(const Run& r, ProgramRun& p) {
-  auto text = read_file(r.dir + "/" + run_format::kLoadStdoutFile, "the load's output");
-  if (!text) return;  // no load, or not readable: the section says "-"
+  std::string path = r.dir + "/" + run_format::kLoadStdoutFile;
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return;  // no load: the section says "-"
+  auto text = read_file(path, "the load's output");
+  if (!text) {  // too large, a FIFO, unreadable: said as such, not blamed on its format
+    p.load_error = text.error().message();
+    return;
+  }
   auto times = read_file(r.dir + "/" + run_format::kLoadTimesFile, "the load's output times");
   p.load = parse_load_output(*text, times ? parse_load_times(*times) : std::vector<LoadTime>{});
+  for (auto& problem : p.load.problems) problem = path + " " + problem;
   std::vector<double> rps, p99;
   for (const auto& point : p.load.points) {
     if (point.rps) rps.push_back(*point.rps);

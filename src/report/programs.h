@@ -45,7 +45,8 @@ struct ProgramRun {
   std::string top_wchan;                // the commonest wchan of tasks in state D
   double throttled_sampled_s = 0;       // ticks with a task in mem_cgroup_handle_over_high x interval
   double throttled_estimated_s = 0;     // high rise / 17 sleeps x the model's sleep
-  LoadOutput load;
+  LoadOutput load;                      // its problems name load.stdout and the line
+  std::string load_error;               // why load.stdout could not be read (too large, not a file, ...)
   std::optional<double> rps, p99_ms;    // medians over the load's points
   std::vector<ProgramSlice> slices;
   std::optional<uint64_t> working_set;  // the peak of this workload's run without limits

@@ -85,9 +85,14 @@ std::vector<Section> program_sections(const std::vector<ProgramRun>& programs) {
   model.paragraphs = {"The working set is the largest peak of the same workload's runs without limits (else the run's "
                       "own peak, which a limit may have held down)."};
   model.tables.push_back(verdicts(programs));
-  std::vector<std::string> unread;
-  for (const auto& p : programs)
-    if (p.load.format.empty()) unread.push_back(p.name);
+  std::vector<std::string> unread, problems;
+  for (const auto& p : programs) {
+    if (!p.load_error.empty()) problems.push_back(fmt::format("{}: {}", p.name, p.load_error));
+    else if (p.load.format.empty()) unread.push_back(p.name);
+    for (const auto& problem : p.load.problems) problems.push_back(fmt::format("{}: {}", p.name, problem));
+  }
+  if (!problems.empty())
+    runs.paragraphs.push_back(fmt::format("Load output not read: {}.", fmt::join(problems, "; ")));
   if (!unread.empty())
     runs.paragraphs.push_back(fmt::format(
         "No load results read for {} (no load, or its output is in none of the formats read: redis-benchmark "
@@ -108,7 +113,8 @@ nlohmann::json to_json(const ProgramRun& p) {
                       {"psi_some_s", opt(p.psi_some_s)}, {"psi_full_s", opt(p.psi_full_s)},
                       {"samples", p.samples}, {"samples_in_d", p.samples_in_d}, {"top_wchan", p.top_wchan},
                       {"throttled_sampled_s", p.throttled_sampled_s}, {"throttled_estimated_s", p.throttled_estimated_s},
-                      {"load_format", p.load.format}, {"load_rps", opt(p.rps)}, {"load_p99_ms", opt(p.p99_ms)},
+                      {"load_format", p.load.format}, {"load_error", p.load_error},
+                      {"load_problems", p.load.problems}, {"load_rps", opt(p.rps)}, {"load_p99_ms", opt(p.p99_ms)},
                       {"working_set_bytes", opt(p.working_set)}, {"working_set_from", p.working_set_from},
                       {"verdict", p.verdict}, {"load_points", nlohmann::json::array()}, {"slices", nlohmann::json::array()}};
   for (const auto& point : p.load.points)

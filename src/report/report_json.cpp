@@ -4,6 +4,11 @@
 
 namespace cgmem::report {
 
+std::string dump_json(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+
 using nlohmann::json;
 
 namespace {

@@ -70,6 +70,29 @@ TEST(LoadOutput, AnythingElseIsNotRead) {
   EXPECT_EQ(parse_load_times("{\"t_ns\":1500000000,\"bytes\":10}\nnot json\n{\"t_ns\":-1}\n").size(), 1u);
 }
 
+// A value must be a plain finite decimal of 0 or more; others are refused
+// with their line, and the row (or the field) is not read.
+TEST(LoadOutput, NanInfNegativeAndHexAreRefusedWithTheirLine) {
+  auto out = parse_load_output(
+      "\"SET\",\"nan\"\n\"GET\",\"-5.00\"\n\"INCR\",\"0x10\"\n\"LPUSH\",\"inf\"\n\"RPUSH\",\"12abc\"\n"
+      "\"SET\",\"100\",\"1\",\"0\",\"1\",\"2\",\"-3\",\"4\"\ntps = NaN (without initial connection time)\n",
+      {});
+  ASSERT_EQ(out.points.size(), 1u);
+  EXPECT_DOUBLE_EQ(*out.points[0].rps, 100);
+  EXPECT_FALSE(out.points[0].p99_ms);
+  EXPECT_EQ(out.problems, (std::vector<std::string>{
+                              "line 1: 'nan' is not a finite decimal number of 0 or more; not read",
+                              "line 2: '-5.00' is not a finite decimal number of 0 or more; not read",
+                              "line 3: '0x10' is not a finite decimal number of 0 or more; not read",
+                              "line 4: 'inf' is not a finite decimal number of 0 or more; not read",
+                              "line 5: '12abc' is not a finite decimal number of 0 or more; not read",
+                              "2 more values refused"}));
+  auto wrk = parse_load_output("    Latency   -1.00ms  0.89ms  12.92ms   93.69%\nRequests/sec:  12.5\n", {});
+  ASSERT_EQ(wrk.points.size(), 1u);
+  EXPECT_FALSE(wrk.points[0].avg_ms);
+  EXPECT_EQ(wrk.problems.size(), 1u);
+}
+
 struct RunDirFixture : ::testing::Test {
   fs::path batch = fs::temp_directory_path() / ("cgmem-programs-" + std::to_string(::getpid()));
   void TearDown() override { fs::remove_all(batch); }
@@ -160,6 +183,57 @@ TEST_F(RunDirFixture, ReportWritesProgramsMdOnlyForCommandRuns) {
   ASSERT_TRUE(written) << written.error().message();
   EXPECT_TRUE(fs::exists(batch / "report" / "programs.md"));
   EXPECT_EQ(written->json["programs"].size(), 1u);
+}
+
+TEST_F(RunDirFixture, ARefusedValueNamesTheFileAndLine) {
+  write_run("redis-none-r1", "{}", "load_done", 4, {{1 << 20, 0}, {2 << 20, 0}}, 2 << 20, false);
+  std::ofstream(batch / "redis-none-r1" / "load.stdout") << "\"SET\",\"-5.00\"\n";
+  auto runs = read_runs({batch.string()});
+  ASSERT_TRUE(runs) << runs.error().message();
+  auto programs = summarize_programs(*runs, 4);
+  ASSERT_EQ(programs.size(), 1u);
+  EXPECT_FALSE(programs[0].rps);
+  std::string file = (batch / "redis-none-r1" / "load.stdout").string();
+  EXPECT_EQ(program_sections(programs)[0].paragraphs.back(),
+            "Load output not read: redis-none-r1: " + file +
+                " line 1: '-5.00' is not a finite decimal number of 0 or more; not read.");
+}
+
+TEST_F(RunDirFixture, ATooLargeLoadOutputSaysSoAndNamesTheFile) {
+  write_run("redis-none-r1", "{}", "load_done", 4, {{1 << 20, 0}, {2 << 20, 0}}, 2 << 20, true);
+  fs::path file = batch / "redis-none-r1" / "load.stdout";
+  fs::resize_file(file, (uint64_t{64} << 20) + 1);  // sparse: costs no disk
+  auto runs = read_runs({batch.string()});
+  ASSERT_TRUE(runs) << runs.error().message();
+  auto programs = summarize_programs(*runs, 4);
+  ASSERT_EQ(programs.size(), 1u);
+  EXPECT_EQ(programs[0].load_error,
+            "the load's output is larger than 67108864 bytes: " + file.string() + " (is this the right file?)");
+  std::string said = program_sections(programs)[0].paragraphs.back();
+  EXPECT_EQ(said.find("none of the formats"), std::string::npos) << said;
+  EXPECT_NE(said.find("larger than 67108864 bytes: " + file.string()), std::string::npos) << said;
+}
+
+// Binary bytes in load.stdout (here a test name) never fail the report:
+// report.json and --json stay valid JSON, the bytes replaced.
+TEST_F(RunDirFixture, BinaryLoadOutputKeepsTheReportAndItsJsonValid) {
+  write_run("redis-none-r1", "{}", "load_done", 4, {{1 << 20, 0}, {2 << 20, 0}}, 2 << 20, false);
+  std::ofstream(batch / "redis-none-r1" / "load.stdout") << "\"S\xff\xfe\x01T\",\"100\"\n\x00\x80\xc3\n";
+  auto written = make_report({.dirs = {batch.string()}, .out = (batch / "report").string(), .html = false});
+  ASSERT_TRUE(written) << written.error().message();
+  std::ifstream in(batch / "report" / "report.json");
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["programs"][0]["load_points"][0]["test"], "S\xef\xbf\xbd\xef\xbf\xbd\x01T");
+  EXPECT_EQ(j["programs"][0]["load_rps"], 100);
+  std::string cmd = std::string(CGMEM_BINARY) + " report " + batch.string() + " --out " + (batch / "r2").string() +
+                    " --json 2>/dev/null";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string text;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) text.append(buf, n);
+  EXPECT_EQ(pclose(pipe), 0);
+  EXPECT_FALSE(nlohmann::json::parse(text, nullptr, false).is_discarded()) << text.substr(0, 200);
 }
 
 }  // namespace
