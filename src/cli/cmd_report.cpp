@@ -6,7 +6,9 @@
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
+#include "cli/signals.h"
 #include "report/report.h"
+#include "report/report_json.h"
 
 namespace cgmem::cli {
 
@@ -69,16 +71,18 @@ int run_report(std::span<char*> args) {
     print_error(fmt::format("--format: '{}' is not a list of md, json, html", formats));
     return kUsage;
   }
+  catch_stop_signals();  // a SIGINT/SIGTERM ends gnuplot and removes the staging directory
+  o.stop = stop_flag();
   auto written = report::make_report(o);
   if (!written) {
     print_error(written.error());
-    return kFailure;
+    return stop_requested() ? kInterrupted : kFailure;
   }
   if (json) {
     nlohmann::json out = written->json;
     out["out_dir"] = written->out_dir;
     out["files"] = written->files;
-    fmt::print("{}\n", out.dump(2));
+    fmt::print("{}", report::dump_json(out));
     return kOk;
   }
   for (const auto& n : written->notes) fmt::print("{}\n", n);

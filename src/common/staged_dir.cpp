@@ -41,8 +41,10 @@ bool replaceable(const fs::path& dir, const std::string& marker, const std::vect
   return !ec;
 }
 
-// Removes staging directories beside `target` left by writers that died.
-void remove_stale(const fs::path& target) {
+// Removes staging directories beside `target` left by writers that died
+// (SIGKILL, a crash): only those that hold the marker, which begin() writes
+// first, so a directory of the user's that happens to match is kept.
+void remove_stale(const fs::path& target, const std::string& marker) {
   std::error_code ec;
   std::string prefix = staging_prefix(target);
   for (const auto& entry : fs::directory_iterator(target.parent_path(), ec)) {
@@ -51,9 +53,12 @@ void remove_stale(const fs::path& target) {
     pid_t pid = 0;
     auto [end, err] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), pid);
     bool dead = err == std::errc() && end == name.data() + name.size() && ::kill(pid, 0) != 0 && errno == ESRCH;
-    if (dead && entry.is_directory(ec) && !entry.is_symlink(ec)) fs::remove_all(entry.path(), ec);
+    if (dead && entry.is_directory(ec) && !entry.is_symlink(ec) && fs::is_regular_file(fs::symlink_status(entry.path() / marker, ec)))
+      fs::remove_all(entry.path(), ec);
   }
 }
+
+constexpr char kMarkerText[] = "written by cgmem; replaced whole on the next write\n";
 
 std::unexpected<Error> not_ours(const fs::path& target) {
   return fail("the output directory holds files that cgmem did not write", target.string(),
@@ -69,12 +74,14 @@ Result<StagedDir> StagedDir::begin(const std::string& target, std::string marker
   std::error_code ec;
   fs::create_directories(t.parent_path(), ec);
   if (ec) return fail("create the output's parent directory: " + ec.message(), t.parent_path().string());
-  remove_stale(t);
+  remove_stale(t, marker);
   fs::path staging = t.parent_path() / (staging_prefix(t) + std::to_string(::getpid()));
   fs::remove_all(staging, ec);  // our own pid's: a leftover of this very process id
   if (!fs::create_directory(staging, ec))
     return fail("create a staging directory: " + ec.message(), staging.string(), "check that the place is writable");
-  return StagedDir(t.string(), staging.string(), std::move(marker), std::move(known));
+  StagedDir staged(t.string(), staging.string(), std::move(marker), std::move(known));
+  if (auto marked = write_file((staging / staged.marker_).string(), kMarkerText); !marked) return std::unexpected(marked.error());
+  return staged;
 }
 
 StagedDir::StagedDir(StagedDir&& other) noexcept
@@ -88,9 +95,7 @@ StagedDir::~StagedDir() {
 }
 
 Result<void> StagedDir::commit() {
-  if (auto marked = write_file_atomic(staging_ + "/" + marker_, "written by cgmem; replaced whole on the next write\n");
-      !marked)
-    return marked;
+  if (auto marked = write_file_atomic(staging_ + "/" + marker_, kMarkerText); !marked) return marked;
   fs::path target(target_);
   Fd parent(::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!parent.valid()) return sys_error("open the output's parent directory", target.parent_path().string());

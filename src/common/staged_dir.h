@@ -18,8 +18,9 @@ namespace cgmem {
 
 class StagedDir {
  public:
-  // Checks the target and creates the staging directory beside it. Staging
-  // directories of earlier writers that died (their pid is gone) are removed.
+  // Checks the target and creates the staging directory beside it, with the
+  // marker in it from the start. Staging directories of earlier writers that
+  // died (their pid is gone) and that hold the marker are removed.
   static Result<StagedDir> begin(const std::string& target, std::string marker, std::vector<std::string> known);
 
   StagedDir(StagedDir&& other) noexcept;

@@ -60,10 +60,17 @@ void Gnuplots::draw(const std::string& commands, unsigned cost) {
   if (!p.input.valid() || !send_all(p.input.get(), commands)) failed_ = true;
 }
 
-bool Gnuplots::finish() {
+bool Gnuplots::finish(const volatile std::sig_atomic_t* stop) {
   for (Plotter& p : procs_) p.input.reset();
   for (Plotter& p : procs_) {
-    if (p.process.running()) failed_ |= p.process.wait() != 0;
+    while (p.process.running() && !(stop && *stop))
+      if (auto code = p.process.wait_for(std::chrono::milliseconds(50))) failed_ |= *code != 0;
+  }
+  if (stop && *stop) {
+    for (Plotter& p : procs_)
+      if (p.process.running()) p.process.stop(std::chrono::milliseconds(0));
+    failed_ = true;
+    warning_ = "stopped by a signal; gnuplot ended";
   }
   if (failed_ && warning_.empty())
     warning_ = fmt::format("gnuplot failed; see {}", (std::filesystem::path(dir_) / "gnuplot.log").string());

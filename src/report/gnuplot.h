@@ -5,6 +5,7 @@
 // the report's drawing time).
 #pragma once
 
+#include <csignal>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,10 @@ class Gnuplots {
   // least work so far; `cost` is this job's share in any unit.
   void draw(const std::string& commands, unsigned cost);
   // Ends their input and waits. False when one failed or could not be fed;
-  // warning() then says where to look.
-  bool finish();
+  // warning() then says where to look. When *stop becomes nonzero (a
+  // SIGINT or SIGTERM caught, cli/signals.h) the gnuplots are killed by
+  // their pid and reaped instead, so none outlives the report.
+  bool finish(const volatile std::sig_atomic_t* stop = nullptr);
   const std::string& warning() const { return warning_; }
 
  private:

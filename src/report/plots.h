@@ -40,7 +40,8 @@ struct Plots {
 Result<Plots> write_plots(const std::vector<Run>& runs, const std::string& out_dir, const RfcComparison& rfc = {});
 
 // Waits for gnuplot; on failure clears the figures and sets the warning.
-void finish_plots(Plots& plots);
+// A nonzero *stop ends gnuplot at once (Gnuplots::finish).
+void finish_plots(Plots& plots, const volatile std::sig_atomic_t* stop = nullptr);
 
 // A name safe in a file name: letters, digits, '-', '_' and '.' kept, the rest '_'.
 std::string file_safe(const std::string& name);

@@ -134,6 +134,10 @@ void label_kernels(std::vector<Run>& runs) {
   for (auto& r : runs) r.config = fmt::format("{} on HZ={} ({})", r.config, r.meta.hz, r.meta.kernel);
 }
 
+std::unexpected<Error> stopped() {
+  return fail("report: stopped by a signal; nothing written", {}, "run it again to write the report");
+}
+
 }  // namespace
 
 Result<std::vector<Run>> read_runs(const std::vector<std::string>& dirs) {
@@ -165,8 +169,10 @@ Result<void> check_identity(const std::vector<Run>& runs, bool allow_mixed) {
 
 Result<Written> make_report(const Options& o) {
   if (o.dirs.empty()) return fail("report: no run directory given", {}, "give one or more run or batch directories");
+  auto stopping = [&] { return o.stop && *o.stop; };
   auto runs = read_runs(o.dirs);
   if (!runs) return std::unexpected(runs.error());
+  if (stopping()) return stopped();
   if (auto ok = check_identity(*runs, o.allow_mixed); !ok) return std::unexpected(ok.error());
   Written w;
   auto out = StagedDir::begin(o.out.empty() ? (fs::path(o.dirs.front()) / "report").string() : o.out,
@@ -182,8 +188,14 @@ Result<Written> make_report(const Options& o) {
   std::vector<RunSummary> sums;
   std::vector<RunPrediction> preds;
   for (const auto& r : *runs) {
+    if (stopping()) break;  // the plotting thread is joined below, then the staging directory removed
     sums.push_back(summarize(r));
     preds.push_back(predict(r));
+  }
+  if (stopping()) {
+    if (plotting.valid())
+      if (auto p = plotting.get()) finish_plots(*p, o.stop);
+    return stopped();
   }
   auto groups = group(sums);
   w.notes = batch_notes(*runs, sums);
@@ -197,8 +209,9 @@ Result<Written> make_report(const Options& o) {
     auto p = plotting.get();
     if (!p) return std::unexpected(p.error());
     plots = std::move(*p);
-    finish_plots(plots);
+    finish_plots(plots, o.stop);
   }
+  if (stopping()) return stopped();
   if (!plots.warning.empty()) w.notes.push_back(plots.warning);
   w.json = {{"schema", 1}, {"notes", w.notes}, {"claims", claims_json(claims)}, {"runs", Json::array()}, {"groups", Json::array()},
             {"predictions", Json::array()}, {"plots", Json::array()}};
@@ -223,7 +236,7 @@ Result<Written> make_report(const Options& o) {
         return std::unexpected(r.error());
   }
   if (o.json) {
-    if (auto r = write_text(*out, "report.json", w.json.dump(2) + "\n", w); !r) return std::unexpected(r.error());
+    if (auto r = write_text(*out, "report.json", dump_json(w.json), w); !r) return std::unexpected(r.error());
   }
   if (o.html) {
     auto summary_html = summary;  // the program sections follow the summary's
@@ -232,6 +245,7 @@ Result<Written> make_report(const Options& o) {
               .plots = std::move(plots)};
     if (auto r = write_text(*out, "report.html", html(page), w); !r) return std::unexpected(r.error());
   }
+  if (stopping()) return stopped();
   if (auto r = out->commit(); !r) return std::unexpected(r.error());
   return w;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <csignal>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct Options {
   std::string out;                // default: FIRST_DIR/report
   bool markdown = true, json = true, html = true;
   bool allow_mixed = false;       // go on with runs from different builds
+  // Set by a caught SIGINT/SIGTERM (cli/signals.h): the report stops, ends
+  // its gnuplots and removes its staging directory; nothing is committed.
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 struct Written {

@@ -125,9 +125,15 @@ TEST(StagedDir, RemovesTheStagingOfAWriterThatDied) {
   // pid 2^22 + 1 is above the kernel's pid_max ceiling: no such process.
   std::string stale = tmp.path() + "/.out.tmp-4194305";
   std::filesystem::create_directory(stale);
+  spit(stale + "/.mark", "written by cgmem");
+  // The same name without the marker is not cgmem's: kept.
+  std::string users = tmp.path() + "/.out.tmp-4194306";
+  std::filesystem::create_directory(users);
   auto staged = StagedDir::begin(target, ".mark", {});
   ASSERT_TRUE(staged);
   EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(users));
+  EXPECT_TRUE(std::filesystem::exists(staged->path() + "/.mark"));  // from the start, for the next writer to see
 }
 
 TEST(StagedDir, RefusesADirectoryOfTheUsers) {

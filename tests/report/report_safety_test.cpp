@@ -2,6 +2,7 @@
 // directory of the user's, and bad run files give a clear error instead of
 // a crash, a hang or a silently wrong count.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -92,6 +93,48 @@ TEST_F(ReportSafety, ConcurrentReportsLeaveOneWholeReport) {
   EXPECT_EQ(fs::exists(fs::path(out) / "plots"), html);
   EXPECT_TRUE(fs::exists(fs::path(out) / "report.json"));
   EXPECT_EQ(hidden_entries(), 0u);
+}
+
+// A report stopped by SIGTERM or SIGINT while gnuplot draws (here a
+// gnuplot that never ends) kills its gnuplots, removes its staging
+// directory and exits 130, committing nothing.
+TEST_F(ReportSafety, ASignalEndsGnuplotAndRemovesTheStaging) {
+  fs::create_directories(tmp_ / "bin");
+  std::ofstream(tmp_ / "bin" / "gnuplot") << "#!/bin/sh\necho $$ >> \"$GNUPLOT_PIDS\"\nexec sleep 60\n";
+  fs::permissions(tmp_ / "bin" / "gnuplot", fs::perms::owner_all);
+  for (const char* sig : {"TERM", "INT"}) {
+    fs::path pids = tmp_ / (std::string("pids-") + sig);
+    std::string cmd = "PATH=" + (tmp_ / "bin").string() + ":$PATH GNUPLOT_PIDS=" + pids.string() + " " +
+                      CGMEM_BINARY + " report " + kBasic + " --out " + (tmp_ / "rep").string() +
+                      " >/dev/null 2>&1 & pid=$!; i=0; while [ ! -s " + pids.string() +
+                      " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.3; kill -" + sig +
+                      " $pid; wait $pid; echo $?";
+    auto r = cgmem::testing::run_shell(cmd);
+    EXPECT_EQ(r.text, "130\n") << sig;
+    EXPECT_EQ(hidden_entries(), 0u) << sig;
+    EXPECT_FALSE(fs::exists(tmp_ / "rep")) << sig;
+    std::ifstream in(pids);
+    size_t seen = 0;
+    for (pid_t pid; in >> pid; ++seen) {
+      bool alive = fs::exists("/proc/" + std::to_string(pid));
+      EXPECT_FALSE(alive) << sig << ": gnuplot " << pid << " outlived the report";
+      if (alive) kill(pid, SIGKILL);
+    }
+    EXPECT_GE(seen, 1u) << sig;
+  }
+}
+
+// A report killed outright (SIGKILL) leaves its staging directory; the next
+// report removes it, since it holds the marker and its pid is gone.
+TEST_F(ReportSafety, TheNextReportRemovesAKilledOnesStaging) {
+  fs::path stale = tmp_ / ".rep.tmp-4194305";
+  fs::create_directories(stale / "plots");
+  std::ofstream(stale / kReportMarker) << "written by cgmem";
+  fs::path users = tmp_ / ".rep.tmp-4194306";  // no marker: not cgmem's
+  fs::create_directories(users);
+  ASSERT_TRUE(make_report({.dirs = {kBasic}, .out = (tmp_ / "rep").string(), .html = false}));
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(users));
 }
 
 TEST_F(ReportSafety, APageSizeOfZeroIsAnErrorNotSigfpe) {
