@@ -37,8 +37,17 @@ std::string format_time(time_t when, const char* pattern) {
 }  // namespace
 
 Result<RunDir> RunDir::create(const std::string& path) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  bool made = std::filesystem::create_directories(path, ec);
+  // The directories this call makes, deepest first: remove_if_empty takes
+  // back these and never one that was there before.
+  std::vector<std::string> made_dirs;
+  for (fs::path p = fs::absolute(path).lexically_normal(); !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
+    made_dirs.push_back(p.string());
+    if (p == p.parent_path()) break;
+  }
+  bool made = fs::create_directories(path, ec);
   if (ec) {
     errno = ec.value();
     return sys_error("create the run directory", path, "give --out a writable place");
@@ -46,7 +55,16 @@ Result<RunDir> RunDir::create(const std::string& path) {
   if (!made && !is_empty_dir(path))
     return fail("the run directory exists and is not empty", path,
                 "give --out a new directory, or remove the old run");
-  return RunDir(path);
+  RunDir dir(path);
+  dir.made_ = std::move(made_dirs);
+  return dir;
+}
+
+void RunDir::remove_if_empty() const {
+  // rmdir fails, as it should, on a directory with anything in it.
+  if (made_.empty()) ::rmdir(path_.c_str());  // an empty one that was there: it was given, so taken back
+  for (const auto& d : made_)
+    if (::rmdir(d.c_str()) != 0) break;
 }
 
 Result<void> RunDir::write_text(const char* name, const std::string& text) const {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"  // iso_utc, for the records' stamps
 #include "common/error.h"
@@ -28,10 +29,14 @@ class RunDir {
   Result<void> write_text(const char* name, const std::string& text) const;
   // Opens NAME for appending (created if missing).
   Result<Fd> open_append(const char* name) const;
+  // After a run that never started: removes the directory when it is
+  // empty, and the parents create() made for it (runs/) when they are.
+  void remove_if_empty() const;
 
  private:
   explicit RunDir(std::string path) : path_(std::move(path)) {}
   std::string path_;
+  std::vector<std::string> made_;  // directories create() made, deepest first
 };
 
 // "runs/NAME-20261129T224027Z" under `base` for the wall time `when`.

@@ -511,7 +511,7 @@ void Experiment::abandon() {
     for (const char* name : {rf::kOpsFile, rf::kCommandStdoutFile, rf::kLoadStdoutFile, rf::kLoadStderrFile,
                              rf::kLoadTimesFile, rf::kWorkloadStderrFile, rf::kSamplesFile})
       ::unlink(dir_->file(name).c_str());
-    ::rmdir(dir_->path().c_str());  // only when nothing else is there
+    dir_->remove_if_empty();  // and runs/ when this run made it
   }
 }
 

@@ -3,6 +3,9 @@
 
 #include "cli/command.h"
 #include "support/run_cgmem.h"
+#include "support/temp_dir.h"
+
+#include <filesystem>
 
 #include <string>
 
@@ -94,3 +97,23 @@ TEST(Cli, HostRefusesAMissingProc) {
   EXPECT_EQ(out.code, 2);
   EXPECT_EQ(out.text.substr(0, out.text.find('\n')), "cgmem: error: --proc: Directory does not exist: /nonexistent");
 }
+
+namespace {
+
+// A `cgmem run` that fails before its workload starts (here: --parent is
+// not a cgroup, refused before anything is written there) leaves no run
+// directory and no empty runs/ it made itself; a runs/ that was there stays.
+TEST(Cli, AFailedRunLeavesNoEmptyRunsDirectory) {
+  cgmem::testing::TempDir tmp;
+  std::string cd = "cd " + tmp.path() + " && ";
+  std::string args = " run --name x --parent " + tmp.path() + " -- --target 1M 2>&1";
+  auto out = cgmem::testing::run_shell(cd + CGMEM_BINARY + args);
+  EXPECT_NE(out.code, 0) << out.text;
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() + "/runs")) << out.text;
+  std::filesystem::create_directory(tmp.path() + "/runs");
+  out = cgmem::testing::run_shell(cd + CGMEM_BINARY + args);
+  EXPECT_NE(out.code, 0) << out.text;
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path() + "/runs"));
+}
+
+}  // namespace
