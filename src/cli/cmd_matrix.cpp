@@ -117,6 +117,10 @@ int run_matrix(std::span<char*> args) {
   auto spec = lab::load_spec(f.spec);
   if (!spec) return print_error(spec.error()), kUsage;
   if (f.out.empty()) f.out = default_out(spec->name);
+  // The spec's own errors first: a missing claim file says so before the host's state does.
+  lab::MatrixSpec claimed = *spec;
+  if (!f.claim.empty()) claimed.claim = fs::absolute(f.claim).string();
+  if (auto hash = lab::claim_hash(claimed); !hash) return print_error(hash.error()), kUsage;
   if (f.native) {
     auto host = host::probe_host();
     if (!host.memory_controller_usable) {

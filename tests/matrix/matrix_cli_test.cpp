@@ -35,3 +35,32 @@ TEST(MatrixCli, VmAndNativeExcludeEachOther) {
 }
 
 }  // namespace
+
+namespace {
+
+// A spec's own mistakes come before the host's state: on a host without a
+// usable controller (this one, and CI's), --native still names them.
+TEST(MatrixCli, ACapOfZeroIsNamedBeforeTheHost) {
+  std::string path = "/tmp/cgmem-matrix-cli-cap0.toml";
+  std::ofstream(path) << "[[configs]]\nname = \"a\"\nmax = \"64M\"\ncap = 0\n[[workloads]]\nname = \"w\"\n";
+  auto out = cgmem::testing::run_cgmem("matrix " + path + " --native");
+  EXPECT_EQ(out.code, 2);
+  EXPECT_EQ(out.text, "cgmem: error: matrix spec: config a.cap: '0' is not a valid value: " + path +
+                          " (see docs/matrix.md for the format)\n");
+  std::filesystem::remove(path);
+}
+
+TEST(MatrixCli, AMissingClaimFileIsNamedBeforeTheHost) {
+  std::string path = "/tmp/cgmem-matrix-cli-claim.toml";
+  std::ofstream(path) << "claim = \"/nonexistent/claim.md\"\n[[configs]]\nname = \"a\"\nmax = \"64M\"\n"
+                         "[[workloads]]\nname = \"w\"\n";
+  auto out = cgmem::testing::run_cgmem("matrix " + path + " --native");
+  EXPECT_EQ(out.code, 2);
+  EXPECT_NE(out.text.find("/nonexistent/claim.md"), std::string::npos) << out.text;
+  EXPECT_EQ(out.text.find("memory controller"), std::string::npos) << out.text;
+  auto flag = cgmem::testing::run_cgmem("matrix " + path + " --native --claim /nonexistent/other.md");
+  EXPECT_NE(flag.text.find("/nonexistent/other.md"), std::string::npos) << flag.text;
+  std::filesystem::remove(path);
+}
+
+}  // namespace

@@ -12,16 +12,16 @@
 
 namespace cgmem::lab {
 
-namespace {
-
-namespace fs = std::filesystem;
-
 Result<std::optional<std::string>> claim_hash(const MatrixSpec& spec) {
   if (!spec.claim) return std::nullopt;
   auto hash = sha256_file(*spec.claim);
   if (!hash) return std::unexpected(hash.error());
   return *hash;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
 
 double unfinished_caps(const std::vector<PlannedRun>& runs, const std::vector<RunRecord>& records) {
   double caps = 0;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct MatrixResult {
   bool interrupted = false;   // a run ended by SIGINT/SIGTERM: the batch stopped there
   std::vector<std::string> notes;
 };
+
+// The sha256 of the spec's claim file, if it names one; an error naming the
+// file when it cannot be read. The CLI calls it before it looks at the host,
+// so a spec's own mistake is reported first.
+Result<std::optional<std::string>> claim_hash(const MatrixSpec& spec);
 
 Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& options, Launcher& launcher,
                                 ProgressPrinter& progress);

@@ -31,7 +31,7 @@ constexpr int64_t kMaxReps = 1000;
 constexpr uint64_t kMaxRuns = 100000;
 
 // spec key -> `cgmem run` flag, and what the value is.
-enum class Kind { size, limit, cpu, duration_s, duration_ms, text };
+enum class Kind { size, limit, cpu, duration_s, positive_s, duration_ms, text };
 struct FlagKey {
   const char* key;
   const char* flag;
@@ -43,7 +43,7 @@ constexpr FlagKey kFlags[] = {
     {"swap_max", "--swap-max", Kind::limit}, {"io_rbps", "--io-rbps", Kind::size},
     {"io_wbps", "--io-wbps", Kind::size},   {"cpu", "--cpu", Kind::cpu},
     {"sampler_cpu", "--sampler-cpu", Kind::cpu}, {"interval", "--interval", Kind::duration_ms},
-    {"cap", "--cap", Kind::duration_s},     {"neighbour", "--neighbour", Kind::duration_ms},
+    {"cap", "--cap", Kind::positive_s},     {"neighbour", "--neighbour", Kind::duration_ms},
     {"parent", "--parent", Kind::text},     {"high_throttle", "--high-throttle", Kind::cpu},
     {"ready_tcp", "--ready-tcp", Kind::cpu}, {"ready_delay", "--ready-delay", Kind::duration_s},
 };
@@ -107,6 +107,7 @@ bool valid(Kind kind, const std::string& value) {
       return ec == std::errc() && p == value.data() + value.size();
     }
     case Kind::duration_s: return parse_seconds(value, 1).has_value();
+    case Kind::positive_s: return parse_seconds(value, 1).value_or(0) > 0;  // a cap of 0 would end every run at once
     case Kind::duration_ms: return parse_seconds(value, 1e-3).has_value();
     case Kind::text: return !value.empty();
   }
