@@ -5,7 +5,8 @@
 // for single-quoted strings ('' inside is a quote; a newline ends the
 // command even inside one), its lines with every quoted string cut out must
 // equal those of the script built for plain names, and each quoted string
-// must read back as its name with control bytes shown as '?'.
+// must read back as its name with control bytes shown as '?' and quotes as
+// U+2019 (gnuplot 5.4 misreads some runs of '').
 #include <string>
 #include <vector>
 
@@ -42,7 +43,10 @@ Read read_script(const std::string& script) {
 
 std::string shown(std::string_view name) {
   std::string out;
-  for (char c : name) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  for (char c : name) {
+    if (c == '\'') out += "\u2019";
+    else out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  }
   return out;
 }
 

@@ -8,7 +8,7 @@ std::string gnuplot_quote(std::string_view text) {
   std::string out = "'";
   for (char c : text) {
     auto byte = static_cast<unsigned char>(c);
-    if (c == '\'') out += "''";
+    if (c == '\'') out += "\u2019";  // see the header: gnuplot 5.4 misreads '' at a string's start or twice in a row
     else if (byte < 0x20 || byte == 0x7f) out += '?';
     else out += c;
   }

@@ -5,8 +5,12 @@
 // line.
 //
 // gnuplot's single-quoted strings (5.4, checked against the real one):
-//   - '' is a literal quote; nothing else is special: no backslash escapes,
-//     no backtick command substitution, no @macro expansion inside them;
+//   - nothing is special inside them but the quote: no backslash escapes,
+//     no backtick command substitution, no @macro expansion;
+//   - '' is documented as a literal quote, but 5.4 misreads it at the
+//     string's start ('''x' is an empty string, then x) and twice in a row
+//     ('a''''b' is an error), so a name's quote is written as U+2019 and
+//     no quote of the user's ever reaches a script;
 //   - a newline ends the command whatever the quotes, and a backslash at the
 //     end of a line joins the next one, so control bytes cannot be passed;
 //     they are shown as '?'. The closing quote follows every user byte, so a

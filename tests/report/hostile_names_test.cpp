@@ -42,9 +42,10 @@ std::vector<std::string> pwned(const fs::path& dir) {
   return out;
 }
 
-TEST(GnuplotQuote, QuotesDoubleAndControlBytesShowAsQuestionMarks) {
+TEST(GnuplotQuote, QuotesBecomeApostrophesAndControlBytesQuestionMarks) {
   EXPECT_EQ(gnuplot_quote("anon"), "'anon'");
-  EXPECT_EQ(gnuplot_quote("it's"), "'it''s'");
+  EXPECT_EQ(gnuplot_quote("it's"), "'it\u2019s'");
+  EXPECT_EQ(gnuplot_quote("''x''"), "'\u2019\u2019x\u2019\u2019'");
   EXPECT_EQ(gnuplot_quote("x\n! touch PWNED\r\n#"), "'x?! touch PWNED??#'");
   EXPECT_EQ(gnuplot_quote(std::string("a\0b\x7f\\", 5)), "'a?b?\\'");
   EXPECT_EQ(gnuplot_quote("`id` @x \"y\" ; # \xc3\xa9"), "'`id` @x \"y\" ; # \xc3\xa9'");
@@ -52,8 +53,8 @@ TEST(GnuplotQuote, QuotesDoubleAndControlBytesShowAsQuestionMarks) {
 
 TEST(GnuplotQuote, APlotLineIsOneLineWhateverTheTitles) {
   std::string plot = plot_command({{"a\nb", "m.dat", "lines"}, {"c'd", "n.dat", "lines"}});
-  EXPECT_EQ(plot, "plot 'm.dat' using 1:2 with lines title 'a?b', 'n.dat' using 1:2 with lines title 'c''d'\n");
-  EXPECT_EQ(figure_script("w\n!x", "set grid\n", plot).find("!x"), std::string::npos);
+  EXPECT_EQ(plot, "plot 'm.dat' using 1:2 with lines title 'a?b', 'n.dat' using 1:2 with lines title 'c\u2019d'\n");
+  EXPECT_EQ(figure_script("w\n!x", "set grid\n", plot).find("\n!x"), std::string::npos);
 }
 
 class HostileNames : public ::testing::Test {

@@ -2,6 +2,8 @@
 // their times, and programs.md's numbers from a run directory written here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -194,9 +196,12 @@ TEST_F(RunDirFixture, ARefusedValueNamesTheFileAndLine) {
   ASSERT_EQ(programs.size(), 1u);
   EXPECT_FALSE(programs[0].rps);
   std::string file = (batch / "redis-none-r1" / "load.stdout").string();
-  EXPECT_EQ(program_sections(programs)[0].paragraphs.back(),
-            "Load output not read: redis-none-r1: " + file +
-                " line 1: '-5.00' is not a finite decimal number of 0 or more; not read.");
+  auto said = program_sections(programs)[0].paragraphs;
+  EXPECT_NE(std::find(said.begin(), said.end(),
+                      "Load output not read: redis-none-r1: " + file +
+                          " line 1: '-5.00' is not a finite decimal number of 0 or more; not read."),
+            said.end())
+      << ::testing::PrintToString(said);
 }
 
 TEST_F(RunDirFixture, ATooLargeLoadOutputSaysSoAndNamesTheFile) {
