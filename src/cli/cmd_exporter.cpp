@@ -15,7 +15,9 @@
 #include "common/exit_codes.h"
 #include "exporter/collector.h"
 #include "exporter/server.h"
+#include "common/text.h"
 #include "lab/duration.h"
+#include "watch/render.h"
 
 namespace cgmem::cli {
 namespace {
@@ -37,9 +39,14 @@ int print_once(exporter::Collector& collector, const ExporterFlags& f) {
   if (auto r = collector.scan(cgmem::now_ns()); !r) return print_error(r.error()), kFailure;
   auto page = collector.page();
   const std::string& body = f.openmetrics ? page->openmetrics : page->text;
+  int code = kOk;
+  if (const auto& nothing = collector.nothing_to_watch()) {
+    say_nothing_to_watch("exporter", *nothing, true);
+    code = kNoMemoryController;
+  }
   if (!f.json) {
     fmt::print("{}", body);
-    return kOk;
+    return code;
   }
   const watch::ScanStats& s = collector.scanner().stats();
   nlohmann::json j = {{"format", f.openmetrics ? "openmetrics" : "text"},
@@ -47,9 +54,11 @@ int print_once(exporter::Collector& collector, const ExporterFlags& f) {
                       {"bytes", body.size()},
                       {"cgroups", s.reported},
                       {"dropped", s.dropped},
-                      {"preopened", s.preopened}};
-  fmt::print("{}\n", j.dump());
-  return kOk;
+                      {"preopened", s.preopened},
+                      {"memory_controller_usable", !collector.nothing_to_watch()}};
+  if (const auto& nothing = collector.nothing_to_watch()) j["reason"] = *nothing;
+  fmt::print("{}\n", watch::json_line(j));
+  return code;
 }
 
 int serve(exporter::Collector& collector, exporter::Server& server, const ExporterFlags& f, const std::string& root,
@@ -67,16 +76,15 @@ int serve(exporter::Collector& collector, exporter::Server& server, const Export
   address += ":" + std::to_string(server.port());
   const watch::ScanStats& s = collector.scanner().stats();
   if (f.json) {
-    fmt::print("{}\n", nlohmann::json{{"listen", address},
+    fmt::print("{}\n", watch::json_line(nlohmann::json{{"listen", address},
                                        {"root", root},
                                        {"cgroups", s.reported},
                                        {"dropped", s.dropped},
                                        {"interval_s", double(collector.interval_ns()) / 1e9},
-                                       {"pid", getpid()}}
-                           .dump());
+                                       {"pid", getpid()}}));
   } else {
     fmt::print("cgmem exporter: serving http://{}/metrics ({} cgroups under {}, a scan every {:g} s)\n", address,
-               s.reported, root, double(collector.interval_ns()) / 1e9);
+               s.reported, visible(root), double(collector.interval_ns()) / 1e9);
   }
   std::fflush(stdout);
   auto ran = collector.run(stop_requested);
@@ -137,11 +145,13 @@ int run_exporter(std::span<char*> args) {
   auto collector = exporter::Collector::open({.scan = std::move(setup.options),
                                               .interval_ns = setup.interval_ns,
                                               .kill_retention_ns = *retention,
-                                              .max_series = f.max_series});
+                                              .max_series = f.max_series,
+                                              .memory_v1_mount = setup.memory_v1_mount});
   if (!collector) return print_error(collector.error()), f.max_series < exporter::max_series_per_cgroup() ? kUsage : kFailure;
   // The first scan finds the tree and takes the samples rates start from.
   if (auto r = (*collector)->scan(cgmem::now_ns()); !r) return print_error(r.error()), kFailure;
   if (f.once) return print_once(**collector, f);
+  if (const auto& nothing = (*collector)->nothing_to_watch()) say_nothing_to_watch("exporter", *nothing, false);
 
   if (!exporter::has_http_server()) {
     print_error(Error{.what = "serve /metrics: this is cgmem-static, and Debian's cpp-httplib is a shared "

@@ -11,6 +11,7 @@
 #include "cli/signals.h"
 #include "cli/handlers.h"
 #include "common/exit_codes.h"
+#include "common/text.h"
 #include "guard/act.h"
 #include "guard/decide.h"
 #include "guard/limits.h"
@@ -41,7 +42,7 @@ void sleep_until(uint64_t until_ns) {
 void print_decision(const guard::Decision& d, const guard::Outcome& o, const Settings& s) {
   double when = unix_time_s();
   if (s.json) {
-    fmt::print("{}\n", guard::decision_json(d, o, !s.act, when).dump());
+    fmt::print("{}\n", watch::json_line(guard::decision_json(d, o, !s.act, when)));
   } else {
     time_t seconds = time_t(when);
     tm local{};
@@ -69,10 +70,12 @@ int guard_loop(const guard::Policy& policy, const TreeSetup& setup, const Settin
   guard::CgroupActor actor(setup.options.root);
   catch_stop_signals();
   fmt::print(stderr, "cgmem guard: {} rule{} on {} every {}{}\n", policy.rules.size(),
-             policy.rules.size() == 1 ? "" : "s", setup.options.root,
+             policy.rules.size() == 1 ? "" : "s", visible(setup.options.root),
              watch::short_duration(double(setup.interval_ns) / 1e9),
              s.act ? "; acting" : "; dry run: nothing is changed (--act to act)");
-  if (auto first = scanner.scan(cgmem::now_ns()); !first) return print_error(first.error()), kFailure;
+  auto first = scanner.scan(cgmem::now_ns());
+  if (!first) return print_error(first.error()), kFailure;
+  if (auto reason = nothing_to_watch(setup, first->size())) say_nothing_to_watch("guard", *reason, false);
   uint64_t next = cgmem::now_ns() + setup.interval_ns;
   for (unsigned done = 0; !stop_requested() && (s.count == 0 || done < s.count); ++done) {
     sleep_until(next);

@@ -13,6 +13,7 @@
 #include "cli/cmd_watch_scan.h"
 #include "cli/signals.h"
 #include "common/exit_codes.h"
+#include "common/text.h"
 #include "cli/handlers.h"
 #include "watch/render.h"
 
@@ -31,7 +32,8 @@ short state_colour(State s) {
     case State::throttled: return COLOR_RED;
     case State::at_max:
     case State::reclaiming:
-    case State::near_high: return COLOR_YELLOW;
+    case State::near_high:
+    case State::unknown: return COLOR_YELLOW;
     default: return -1;
   }
 }
@@ -73,7 +75,7 @@ constexpr const char* kHelp[] = {
     "  h ?      this help (any key closes it)",
     "  q        quit",
     "",
-    "States, worst first: oom_killed throttled thrashing at_max reclaiming near_high ok gone",
+    "States, worst first: oom_killed throttled thrashing at_max reclaiming near_high unknown ok gone",
     "SLP/S: sleeps per second (high events / 17); SLEEP: one sleep at this usage;",
     ">MAX: time to memory.max at the measured growth; PSI: memory some/full avg10;",
     "RFLT/: refaults per second. Lines starting with D: tasks in state D, wchan.",
@@ -94,7 +96,7 @@ void draw(std::span<const Row> rows, const View& view, const std::string& title)
                                 : view.sort == TopSort::current ? "current"
                                                                 : "path",
                                 view.filter.empty() ? "" : "  filter: " + view.filter,
-                                view.paused ? "  PAUSED" : "", title);
+                                view.paused ? "  PAUSED" : "", visible(title));
   mvaddnstr(0, 0, top.c_str(), width);
   auto sorted = sorted_rows(rows, view.sort, view.filter);
   auto table = top_lines(sorted, size_t(std::max(width, 80)));
@@ -132,7 +134,7 @@ std::string prompt_filter(const std::string& current) {
 }
 
 int run_interactive(std::span<const Row> first_rows, watch::Scanner* live, uint64_t interval_ns,
-                    const std::string& title, const std::string& filter) {
+                    const std::string& title, const std::string& filter, const std::string& nothing) {
   if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
     print_error(Error{.what = "draw the live view: stdin and stdout must be a terminal",
                       .hint = "use `cgmem top --once` for a plain table, or `cgmem watch --json`"});
@@ -156,6 +158,7 @@ int run_interactive(std::span<const Row> first_rows, watch::Scanner* live, uint6
   }
   View view;
   view.filter = filter;
+  if (!nothing.empty()) view.status = "nothing to watch: " + visible(nothing);
   std::vector<Row> rows(first_rows.begin(), first_rows.end());
   uint64_t next = cgmem::now_ns() + interval_ns;
   int code = kOk;
@@ -183,6 +186,7 @@ int run_interactive(std::span<const Row> first_rows, watch::Scanner* live, uint6
       return kFailure;
     }
     rows.assign(scanned->begin(), scanned->end());
+    if (!rows.empty()) view.status.clear();  // the memory controller is on now
   }
   endwin();
   if (stop_requested()) code = kInterrupted;
@@ -214,6 +218,7 @@ int run_top(std::span<char*> args) {
   std::unique_ptr<watch::Scanner> scanner;
   std::vector<Row> rows;
   std::string title;
+  std::optional<std::string> nothing;  // why the live tree has nothing to watch
   uint64_t interval_ns = 0;
   double when = unix_time_s();
   if (!from.empty()) {
@@ -237,18 +242,23 @@ int run_top(std::span<char*> args) {
     auto second = scanner->scan(cgmem::now_ns());
     if (!second) return print_error(second.error()), kFailure;
     rows.assign(second->begin(), second->end());
+    nothing = nothing_to_watch(setup, rows.size());
+    if (nothing) say_nothing_to_watch("top", *nothing, once);
   }
   catch_stop_signals();
   if (once) {
     if (json) {
       for (const Row* r : sorted_rows(rows, TopSort::severity, filter))
-        fmt::print("{}\n", watch::row_json(*r, when).dump());
+        fmt::print("{}\n", watch::json_line(watch::row_json(*r, when)));
+      if (nothing) fmt::print("{}\n", watch::json_line(nothing_to_watch_json(title, *nothing, when)));
     } else {
       print_once(rows, filter);
+      if (nothing) fmt::print("nothing to watch: {}\n", visible(*nothing));
     }
-    return kOk;
+    return nothing ? kNoMemoryController : kOk;
   }
-  return run_interactive(rows, from.empty() ? scanner.get() : nullptr, interval_ns, title, filter);
+  return run_interactive(rows, from.empty() ? scanner.get() : nullptr, interval_ns, title, filter,
+                         nothing.value_or(""));
 }
 
 }  // namespace cgmem::cli

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "common/text.h"
 #include "watch/render.h"
 
 namespace cgmem::cli {
@@ -18,9 +19,22 @@ constexpr size_t kFixed = 1 + 10 + 1 + 7 + 1 + 6 + 1 + 6 + 1 + 5 + 1 + 5 + 1 + 4
 std::string limit_text(const Limit& l) { return l.is_max() ? "max" : compact_bytes(l.bytes()); }
 
 // The tail of a long path, which says more than its head: "..e/very/deep".
-std::string fit_left(std::string_view text, size_t width) {
-  if (text.size() <= width) return std::string(text);
-  return ".." + std::string(text.substr(text.size() - (width - 2)));
+// The path is shown escaped (common/text.h visible()), and a UTF-8
+// sequence is never cut in two.
+std::string fit_left(std::string_view path, size_t width) {
+  std::string text = visible(path);
+  if (text.size() <= width) return text;
+  size_t from = text.size() - (width - 2);
+  while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) ++from;
+  return ".." + text.substr(from);
+}
+
+// CURRENT, HIGH, MAX: "?" for a value that was not read (state unknown).
+std::string current_text(const watch::Sample& s) {
+  return s.has(watch::File::current) ? compact_bytes(s.current) : "?";
+}
+std::string limit_text(const watch::Sample& s, watch::File f, const Limit& l) {
+  return s.trusted(f) ? limit_text(l) : "?";
 }
 
 std::string rate_text(double v) {
@@ -87,7 +101,8 @@ std::vector<TopLine> top_lines(std::span<const Row* const> rows, size_t width) {
     TopLine line;
     line.text = fmt::format(
         "{:<{}} {:<10} {:>7} {:>6} {:>6} {:>5} {:>5} {:>4} {:>5} {:>5}", fit_left(r->path, name), name,
-        watch::state_name(r->state), compact_bytes(s.current), limit_text(s.high), limit_text(s.max),
+        watch::state_name(r->state), current_text(s), limit_text(s, watch::File::high, s.high),
+        limit_text(s, watch::File::max, s.max),
         have_rates ? rate_text(r->rates.sleeps_per_s) : "-", sleep > 0 ? watch::short_duration(sleep) : "-",
         eta_text(f), psi.size() <= 5 ? psi : fmt::format("{:.0f}", s.memory.some_avg10),
         have_rates ? rate_text(r->rates.refaults_per_s) : "-");
@@ -100,9 +115,9 @@ std::vector<TopLine> top_lines(std::span<const Row* const> rows, size_t width) {
       std::string more = i + 1 == r->tasks.listed && r->tasks.in_d > r->tasks.listed
                              ? fmt::format(" (+{} more in D)", r->tasks.in_d - r->tasks.listed)
                              : "";
-      std::string text = fmt::format("  D {} {}: {}{}", t.pid, t.comm_view(),
-                                     t.wchan_view().empty() ? "-" : t.wchan_view(), more);
-      out.push_back({.text = text.substr(0, width), .state = r->state, .detail = true});
+      std::string text = fmt::format("  D {} {}: {}{}", t.pid, visible(t.comm_view()),
+                                     t.wchan_view().empty() ? "-" : visible(t.wchan_view()), more);
+      out.push_back({.text = std::string(utf8_prefix(text, width)), .state = r->state, .detail = true});
     }
   }
   return out;

@@ -14,6 +14,7 @@
 #include "cli/cmd_watch_scan.h"
 #include "cli/signals.h"
 #include "common/exit_codes.h"
+#include "common/text.h"
 #include "cli/handlers.h"
 #include "watch/render.h"
 #include "watch/snapshot.h"
@@ -30,7 +31,7 @@ struct Output {
 
   void rows(std::span<const Row> rows, double when) const {
     if (json) {
-      for (const Row& r : rows) fmt::print("{}\n", watch::row_json(r, when).dump());
+      for (const Row& r : rows) fmt::print("{}\n", watch::json_line(watch::row_json(r, when)));
     } else {
       for (const Row& r : rows) text(r, when);
     }
@@ -44,7 +45,7 @@ struct Output {
     localtime_r(&seconds, &local);
     auto evidence = watch::describe(r);
     fmt::print("{:02}:{:02}:{:02} {:<10} {}{}  {}\n", local.tm_hour, local.tm_min, local.tm_sec,
-               watch::state_name(r.state), r.path, r.from_event ? " (event)" : "",
+               watch::state_name(r.state), visible(r.path), r.from_event ? " (event)" : "",
                fmt::join(evidence, "; "));
   }
 };
@@ -99,7 +100,14 @@ int watch_live(const TreeSetup& setup, unsigned count, bool events, const Output
   watch::Scanner& scanner = **opened;
   catch_stop_signals();
   // The first scan only finds the tree and takes the samples rates start from.
-  if (auto first = scanner.scan(cgmem::now_ns()); !first) return print_error(first.error()), kFailure;
+  auto first = scanner.scan(cgmem::now_ns());
+  if (!first) return print_error(first.error()), kFailure;
+  if (auto reason = nothing_to_watch(setup, first->size())) {
+    say_nothing_to_watch("watch", *reason, count > 0);
+    if (output.json) fmt::print("{}\n", watch::json_line(nothing_to_watch_json(setup.options.root, *reason, unix_time_s())));
+    std::fflush(stdout);
+    if (count > 0) return kNoMemoryController;
+  }
   std::unordered_map<uint64_t, State> last;  // state last printed, per cgroup
   uint64_t next = cgmem::now_ns() + setup.interval_ns;
   unsigned printed = 0;

@@ -2,7 +2,12 @@
 
 #include <time.h>
 
+#include <cmath>
+#include <fmt/format.h>
+
 #include "host/probe.h"
+#include "host/watchable.h"
+#include "common/text.h"
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "lab/duration.h"
@@ -53,13 +58,15 @@ TreeSetup live_setup(const TreeFlags& flags) {
   o.root = flags.root;
   if (o.root.empty()) {
     if (!facts.cgroup2_mount) {
-      print_error(Error{.what = "find the cgroup2 tree to watch: no cgroup2 file system is mounted here",
-                        .hint = "pass --root DIR, or run it in cgmem's VM: cgmem vm -- watch"});
-      setup.exit_code = kUnavailable;
+      std::string what = "find the cgroup2 tree to watch: no cgroup2 file system is mounted here";
+      if (facts.memory_v1_mount) what += "; memory is bound to cgroup v1 (mounted at " + *facts.memory_v1_mount + ")";
+      print_error(Error{.what = what, .hint = "pass --root DIR, or run it in cgmem's VM: cgmem vm -- watch"});
+      setup.exit_code = kNoMemoryController;
       return setup;
     }
     o.root = *facts.cgroup2_mount;
   }
+  setup.memory_v1_mount = facts.memory_v1_mount;
   o.max_depth = flags.depth;
   o.match = std::move(*match);
   o.match_text = flags.match;
@@ -75,6 +82,25 @@ Result<watch::Replay> replay_snapshot(const std::string& dir, const TreeFlags& f
   watch::ScanOptions o{.max_depth = flags.depth, .match = std::move(*match), .match_text = flags.match};
   o.kernel.hz = flags.hz;
   return watch::replay_snapshot(dir, std::move(o), flags.hz != 0);
+}
+
+std::optional<std::string> nothing_to_watch(const TreeSetup& setup, size_t rows) {
+  if (rows > 0) return std::nullopt;
+  return host::no_memory_controller(setup.options.root, setup.options.max_depth, setup.memory_v1_mount);
+}
+
+void say_nothing_to_watch(std::string_view command, const std::string& reason, bool error) {
+  if (error) return print_error(Error{.what = std::string(command) + ": nothing to watch: " + reason,
+                                      .hint = host::kNoMemoryHint});
+  fmt::print(stderr, "cgmem {}: warning: nothing to watch yet: {} ({})\n", command, visible(reason),
+             host::kNoMemoryHint);
+}
+
+nlohmann::json nothing_to_watch_json(const std::string& root, const std::string& reason, double unix_time_s) {
+  return {{"t", std::round(unix_time_s * 1000) / 1000},
+          {"root", root},
+          {"memory_controller_usable", false},
+          {"reason", reason}};
 }
 
 double unix_time_s() {

@@ -5,6 +5,7 @@
 #include "common/clock.h"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <csignal>
 #include <memory>
 #include <optional>
@@ -35,8 +36,22 @@ struct TreeSetup {
   watch::ScanOptions options;
   uint64_t interval_ns = 0;
   int exit_code = 0;  // when options could not be made: the code to return (message printed)
+  std::optional<std::string> memory_v1_mount;  // the host's, for nothing_to_watch()
 };
 TreeSetup live_setup(const TreeFlags& flags);
+
+// After a scan that gave no row: why the tree cannot be watched (no cgroup
+// v2 memory controller under it: host/watchable.h), or nullopt when there
+// were rows or --match or --depth left every cgroup out.
+std::optional<std::string> nothing_to_watch(const TreeSetup& setup, size_t rows);
+
+// Says so on stderr: an error (`cgmem: error: ...`) for the one-shot forms,
+// which then exit kNoMemoryController, a warning for those that go on
+// scanning (the controller may be enabled later).
+void say_nothing_to_watch(std::string_view command, const std::string& reason, bool error);
+
+// The JSON line `watch --json` and `top --once --json` print for it.
+nlohmann::json nothing_to_watch_json(const std::string& root, const std::string& reason, double unix_time_s);
 
 // A snapshot replayed with the tree flags (depth, match, hz).
 Result<watch::Replay> replay_snapshot(const std::string& dir, const TreeFlags& flags);

@@ -20,7 +20,8 @@ struct Error {
   bool vanished() const { return err == ENOENT || err == ENODEV || err == ESRCH; }
 
   // "what: path: strerror (hint)" with the empty parts left out, on one
-  // line: control bytes (from quoted input) appear as \n, \t or \xNN.
+  // line, shown with visible() (common/text.h): control bytes and bytes
+  // that are not UTF-8 (from quoted input) appear as \n, \t or \xNN.
   std::string message() const;
 };
 

@@ -89,4 +89,80 @@ std::string quote(std::string_view text) {
   return out + "'";
 }
 
+namespace {
+
+// The length of the valid UTF-8 sequence at the start of s (1 to 4), or 0
+// when s does not start with one (a stray continuation byte, an overlong
+// form, a surrogate, past U+10FFFF, cut short).
+size_t utf8_length(std::string_view s) {
+  auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  auto cont = [&](size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
+  unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
+    if (c == 0xED && b(1) >= 0xA0) return 0;  // UTF-16 surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
+    if (c == 0xF4 && b(1) >= 0x90) return 0;  // past U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+// A valid multi-byte sequence that still acts on a terminal or reorders text.
+bool hostile_sequence(std::string_view seq) {
+  auto b = [&](size_t i) { return static_cast<unsigned char>(seq[i]); };
+  if (seq.size() == 2) return b(0) == 0xC2 && b(1) < 0xA0;  // C1 controls, CSI among them
+  if (seq.size() != 3 || b(0) != 0xE2) return false;
+  if (b(1) == 0x80) return b(2) >= 0xA8 && b(2) <= 0xAE;   // U+2028..202E
+  if (b(1) == 0x81) return b(2) >= 0xA6 && b(2) <= 0xA9;   // U+2066..2069
+  return false;
+}
+
+void hex_escape(std::string& out, std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (char ch : bytes) {
+    auto c = static_cast<unsigned char>(ch);
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+}
+
+}  // namespace
+
+std::string visible(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    char c = text.front();
+    size_t n = utf8_length(text);
+    if (n == 0) n = 1;
+    std::string_view seq = text.substr(0, n);
+    text.remove_prefix(n);
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (n == 1 && (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f))
+      hex_escape(out, seq);
+    else if (hostile_sequence(seq)) hex_escape(out, seq);
+    else out += seq;
+  }
+  return out;
+}
+
+std::string_view utf8_prefix(std::string_view text, size_t bytes) noexcept {
+  if (text.size() <= bytes) return text;
+  size_t end = bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
 }  // namespace cgmem

@@ -1,6 +1,6 @@
 // Text primitives the parsers share (cgroupfs, procfs, the host probe, a
 // manager's input). Nothing here allocates except quote(), which builds
-// error messages.
+// error messages, and visible(), which builds text for people.
 #pragma once
 
 #include <cstdint>
@@ -45,5 +45,22 @@ std::string_view next_word(std::string_view& rest) noexcept;
 // The text quoted for an error message: first 60 bytes of its first line,
 // unprintable bytes as '?', in single quotes.
 std::string quote(std::string_view text);
+
+// The text with every byte that could act on a terminal or a log shown as
+// an escape, for printing a name the kernel or a file gave (a cgroup's
+// directory, a task's comm): a name may hold any byte but '/' and NUL.
+//   "\n" "\r" "\t"  for newline, carriage return, tab
+//   "\\"           for a backslash (so an escape is never ambiguous)
+//   "\xHH"         any other C0 control, DEL, a byte that is not part of
+//                  valid UTF-8, and each byte of a C1 control (U+0080..9F),
+//                  a bidirectional override (U+202A..202E, U+2066..2069)
+//                  or a line/paragraph separator (U+2028, U+2029)
+// Printable ASCII and other valid UTF-8 stay as they are, so the result is
+// valid UTF-8 and prints as one line.
+std::string visible(std::string_view text);
+
+// The first bytes of text (valid UTF-8, as visible() returns) that fit in
+// at most `bytes`, never splitting a UTF-8 sequence.
+std::string_view utf8_prefix(std::string_view text, size_t bytes) noexcept;
 
 }  // namespace cgmem

@@ -5,6 +5,7 @@
 
 #include "common/clock.h"
 #include "exporter/labels.h"
+#include "host/watchable.h"
 
 namespace cgmem::exporter {
 namespace {
@@ -40,7 +41,7 @@ Result<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
   return c;
 }
 
-const std::string& Collector::labels_of(const watch::Row& row) {
+const LabelBlock& Collector::labels_of(const watch::Row& row) {
   auto found = labels_.find(row.id);
   if (found != labels_.end()) return found->second;
   return labels_.emplace(row.id, label_block(row.path, labels_for(row.path))).first->second;
@@ -54,15 +55,23 @@ Result<void> Collector::scan(uint64_t now_ns) {
   self_.scan_cpu_s = thread_cpu_s() - cpu0;
   self_.last_scan_unix = unix_now();
   items_.clear();
+  self_.label_values_cut = 0;
   for (const watch::Row& row : *rows) {
-    const std::string& labels = labels_of(row);
+    const LabelBlock& block = labels_of(row);
+    const std::string& labels = block.text;
     kills_.observe(row, labels, now_ns);
     if (row.state == watch::State::gone) {
       labels_.erase(row.id);  // the kill log keeps its own copy
       continue;
     }
     items_.push_back({.row = &row, .labels = &labels});
+    self_.label_values_cut += block.cut;
   }
+  // No row at all: say whether the tree has a memory controller (a walk
+  // that stops at the first memory.current; a scan with rows costs nothing).
+  self_.no_memory_controller =
+      rows->empty() ? host::no_memory_controller(options_.scan.root, options_.scan.max_depth, options_.memory_v1_mount)
+                    : std::nullopt;
   kills_.expire(now_ns, options_.kill_retention_ns);
   publish(now_ns);
   return {};
@@ -74,7 +83,7 @@ void Collector::read_events(uint64_t now_ns) {
       kills_.observe(row, {}, now_ns);
       continue;
     }
-    if (row.sample.local.oom_kill) kills_.observe(row, labels_of(row), now_ns);
+    if (row.sample.local.oom_kill) kills_.observe(row, labels_of(row).text, now_ns);
   }
 }
 

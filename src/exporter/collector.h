@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "common/error.h"
 #include "exporter/exposition.h"
 #include "exporter/kills.h"
+#include "exporter/labels.h"
 #include "watch/scanner.h"
 
 namespace cgmem::exporter {
@@ -32,6 +34,7 @@ struct CollectorOptions {
   uint64_t interval_ns = 10'000'000'000;
   uint64_t kill_retention_ns = 600'000'000'000;  // 10 minutes
   size_t max_series = 0;             // 0: no cap; else cgroups are capped at max_series / max_series_per_cgroup()
+  std::optional<std::string> memory_v1_mount;  // the host's (HostFacts), named when nothing can be watched
 };
 
 // One rendered page.
@@ -62,15 +65,17 @@ class Collector {
 
   const watch::Scanner& scanner() const { return *scanner_; }
   uint64_t interval_ns() const { return options_.interval_ns; }
+  // After a scan with no cgroup: why (host/watchable.h); nullopt otherwise.
+  const std::optional<std::string>& nothing_to_watch() const { return self_.no_memory_controller; }
 
  private:
   explicit Collector(CollectorOptions options) : options_(std::move(options)) {}
-  const std::string& labels_of(const watch::Row& row);
+  const LabelBlock& labels_of(const watch::Row& row);
   void publish(uint64_t scan_ns);
 
   CollectorOptions options_;
   std::unique_ptr<watch::Scanner> scanner_;
-  std::unordered_map<uint64_t, std::string> labels_;  // label block by cgroup id
+  std::unordered_map<uint64_t, LabelBlock> labels_;  // label block by cgroup id
   KillLog kills_;
   std::vector<Item> items_;
   std::vector<KillItem> kill_items_;

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <iterator>
 
+#include "exporter/labels.h"
+
 namespace cgmem::exporter {
 namespace {
 
@@ -187,13 +189,29 @@ size_t render_self(std::string& out, Format format, const SelfStats& s, size_t s
       {"cgmem_exporter_render_cpu_seconds", Kind::gauge, "seconds", "CPU time of rendering the previous page.", s.render_cpu_s},
       {"cgmem_exporter_last_scan_timestamp_seconds", Kind::gauge, "seconds", "Wall clock of the last scan, Unix seconds.", s.last_scan_unix},
       {"cgmem_exporter_kills_retained", Kind::gauge, "", "OOM-killed cgroups kept in cgmem_oom_kills_seen_total.", double(s.kills_retained)},
+      {"cgmem_exporter_label_values_cut", Kind::gauge, "", "Label values on this page cut to 1024 bytes (a longer cgroup path): they end in ...[cut HASH].", double(s.label_values_cut)},
   };
   for (const Self& self : selfs) {
     header(out, format, self.name, self.kind, self.unit, self.help);
     Out o(out, self.name, self.kind == Kind::counter);
     o.value(self.value);
   }
-  return std::size(selfs);
+  // 0 with the reason where nothing can be watched, so a fleet sees which hosts it is blind on.
+  constexpr std::string_view kUsable = "cgmem_memory_controller_usable";
+  header(out, format, kUsable, Kind::gauge, "",
+         "1 when the watched tree has cgroups with memory.current (the cgroup v2 memory controller is on); "
+         "0 with the reason when it has none (a cgroup v1 or hybrid host).");
+  Out usable(out, kUsable, false);
+  std::string reason;
+  if (s.no_memory_controller) {
+    bool cut = false;
+    reason = "reason=\"";
+    append_escaped(reason, label_value(*s.no_memory_controller, cut));
+    reason += '"';
+    usable.labels(&reason);
+  }
+  usable.value(s.no_memory_controller ? 0.0 : 1.0);
+  return std::size(selfs) + 1;
 }
 
 }  // namespace

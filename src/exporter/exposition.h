@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,6 +51,9 @@ struct SelfStats {
   double render_cpu_s = 0;    // the previous page's render, thread CPU time
   double last_scan_unix = 0;  // wall clock of the last scan
   size_t kills_retained = 0;
+  size_t label_values_cut = 0;  // label values on the page cut to kMaxLabelValue (labels.h)
+  // Set when the tree has no cgroup v2 memory controller: why (host/watchable.h).
+  std::optional<std::string> no_memory_controller;
 };
 
 // The most series one cgroup can have (the cap --max-series divides by).

@@ -1,6 +1,11 @@
 #include "exporter/labels.h"
 
+#include <fmt/format.h>
+
 #include <array>
+#include <cstdint>
+
+#include "common/text.h"
 
 namespace cgmem::exporter {
 namespace {
@@ -81,13 +86,23 @@ bool is_unit(std::string_view name) {
   return false;
 }
 
-void add(std::string& out, std::string_view name, std::string_view value) {
+void add(LabelBlock& block, std::string_view name, std::string_view value) {
   if (value.empty()) return;
+  std::string& out = block.text;
   if (!out.empty()) out += ',';
   out += name;
   out += "=\"";
-  append_escaped(out, value);
+  bool cut = false;
+  append_escaped(out, label_value(value, cut));
+  block.cut += cut;
   out += '"';
+}
+
+// FNV-1a, 64 bits: enough to tell apart the paths that share a head.
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 14695981039346656037ull;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
 }
 
 }  // namespace
@@ -116,8 +131,17 @@ CgroupLabels labels_for(std::string_view path) {
   return l;
 }
 
-std::string label_block(std::string_view path, const CgroupLabels& l) {
-  std::string out;
+std::string label_value(std::string_view raw, bool& cut) {
+  std::string value = visible(raw.substr(0, 4 * kMaxLabelValue));  // visible() at most quadruples a byte
+  cut = raw.size() > 4 * kMaxLabelValue || value.size() > kMaxLabelValue;
+  if (!cut) return value;
+  std::string mark = fmt::format("{}{:016x}]", kCutMark, fnv1a(raw));
+  std::string out(utf8_prefix(value, kMaxLabelValue - mark.size()));
+  return out + mark;
+}
+
+LabelBlock label_block(std::string_view path, const CgroupLabels& l) {
+  LabelBlock out;
   add(out, "cgroup", path);
   add(out, "pod_uid", l.pod_uid);
   add(out, "qos", l.qos);

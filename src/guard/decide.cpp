@@ -66,7 +66,9 @@ std::vector<Decision> Guard::observe(std::span<const Row> rows) {
       tracks_.erase(row.id);
       continue;
     }
-    if (row.path == "/" || row.rates.dt_s <= 0) continue;
+    // Unknown: memory.current, .high or .max could not be read as a number,
+    // and no decision is made on values that are no facts.
+    if (row.path == "/" || row.rates.dt_s <= 0 || row.state == State::unknown) continue;
     const Rule* rule = rule_for(policy_, row.path);
     if (!rule) continue;
     if (auto d = decide(*rule, row, tracks_[row.id], double(row.sample.t_ns) / 1e9)) out.push_back(std::move(*d));

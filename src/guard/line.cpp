@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/text.h"
 #include "watch/render.h"
 
 namespace cgmem::guard {
@@ -68,7 +69,10 @@ json decision_json(const Decision& d, const Outcome& o, bool dry_run, double uni
 }
 
 std::string decision_text(const Decision& d, const Outcome& o) {
-  return fmt::format("{} {} (rule {}): {} -> {}", verb_name(d.verb), d.row->path, d.rule->name, d.why, o.result);
+  // One line whatever the cgroup's name or an error's text holds: a name
+  // with a newline or ESC must not forge a line or drive the terminal.
+  return visible(
+      fmt::format("{} {} (rule {}): {} -> {}", verb_name(d.verb), d.row->path, d.rule->name, d.why, o.result));
 }
 
 }  // namespace cgmem::guard

@@ -1,6 +1,7 @@
 #include "lab/duration.h"
 
 #include <charconv>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace cgmem::lab {
@@ -32,7 +33,8 @@ Result<uint64_t> parse_duration(std::string_view text, Unit bare_unit) {
   double value = 0;
   const char* end = text.data() + text.size();
   auto [p, ec] = std::from_chars(text.data(), end, value, std::chars_format::fixed);
-  if (ec != std::errc()) return bad(text, "not a number");
+  // from_chars takes "nan" and "inf" in any format: neither is a length of time.
+  if (ec != std::errc() || !std::isfinite(value)) return bad(text, "not a number");
   std::string_view unit(p, static_cast<size_t>(end - p));
   uint64_t scale = unit_ns(unit, bare_unit);
   if (scale == 0) return bad(text, fmt::format("unknown unit '{}'", unit));

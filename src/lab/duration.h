@@ -12,8 +12,8 @@ namespace cgmem::lab {
 
 enum class Unit : uint64_t { us = 1'000, ms = 1'000'000, s = 1'000'000'000 };
 
-// Nanoseconds, rounded down. Rejects empty text, signs, unknown units, zero
-// and anything above a day.
+// Nanoseconds, rounded down. Rejects empty text, signs, nan and inf, unknown
+// units, zero and anything above a day.
 Result<uint64_t> parse_duration(std::string_view text, Unit bare_unit);
 
 }  // namespace cgmem::lab

@@ -19,15 +19,33 @@ Events event_rises(const Events& a, const Events& b) {
           rise(a.oom_kill, b.oom_kill), rise(a.oom_group_kill, b.oom_group_kill)};
 }
 
+// The Reason bits of the values that are no facts: memory.current must be
+// read; memory.high and memory.max may be missing (the root), not garbage.
+uint32_t unknown_values(const Sample& s) {
+  uint32_t why = 0;
+  if (s.unreadable & bit(File::current)) why |= kCurrentUnreadable;
+  else if (!s.has(File::current)) why |= kCurrentMalformed;
+  if (s.unreadable & bit(File::high)) why |= kHighUnreadable;
+  if (s.malformed & bit(File::high)) why |= kHighMalformed;
+  if (s.unreadable & bit(File::max)) why |= kMaxUnreadable;
+  if (s.malformed & bit(File::max)) why |= kMaxMalformed;
+  return why;
+}
+
 }  // namespace
 
 std::string_view state_name(State s) {
   static constexpr std::array<std::string_view, kStateCount> kNames = {
-      "ok", "near_high", "reclaiming", "at_max", "thrashing", "throttled", "oom_killed", "gone"};
+      "ok", "near_high", "reclaiming", "at_max", "thrashing", "throttled", "oom_killed", "gone", "unknown"};
   return kNames[static_cast<size_t>(s)];
 }
 
-int severity(State s) { return s == State::gone ? -1 : static_cast<int>(s); }
+int severity(State s) {
+  if (s == State::gone) return -1;
+  if (s == State::ok) return 0;
+  if (s == State::unknown) return 1;
+  return static_cast<int>(s) + 1;
+}
 
 Rates rates_between(const Sample& a, const Sample& b) {
   Rates r;
@@ -44,7 +62,8 @@ Rates rates_between(const Sample& a, const Sample& b) {
       double(rise(a.refault_anon, b.refault_anon) + rise(a.refault_file, b.refault_file)) / r.dt_s;
   r.pgfault_per_s = double(rise(a.pgfault, b.pgfault)) / r.dt_s;
   r.pgmajfault_per_s = double(rise(a.pgmajfault, b.pgmajfault)) / r.dt_s;
-  r.growth_bytes_per_s = (double(b.current) - double(a.current)) / r.dt_s;
+  if (a.has(File::current) && b.has(File::current))  // no growth from or to a value not read
+    r.growth_bytes_per_s = (double(b.current) - double(a.current)) / r.dt_s;
   r.memory_some = share(a.memory.some_usec, b.memory.some_usec, r.dt_s);
   r.memory_full = share(a.memory.full_usec, b.memory.full_usec, r.dt_s);
   r.io_some = share(a.io.some_usec, b.io.some_usec, r.dt_s);
@@ -53,6 +72,7 @@ Rates rates_between(const Sample& a, const Sample& b) {
 }
 
 Verdict classify(const Sample& now, const Rates& r, const Observed& o, const Thresholds& t) {
+  if (uint32_t unknown = unknown_values(now)) return {State::unknown, unknown};
   uint32_t why = 0;
   if (!now.high.is_max() && now.current > now.high.bytes()) why |= kOverHigh;
   if (!now.high.is_max() && double(now.current) >= t.near_high * double(now.high.bytes()))

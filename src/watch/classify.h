@@ -7,6 +7,9 @@
 // precedence (the first that holds wins):
 //
 //   gone        the directory vanished (or was replaced: a new inode is a new cgroup)
+//   unknown     memory.current could not be read or is not a byte count, or
+//               memory.high or memory.max is there but neither a byte count
+//               nor "max": no state is claimed on values that are no facts
 //   oom_killed  oom_kill or oom_group_kill in memory.events.local rose
 //   thrashing   refaults, pgsteal and major faults rising, with the tasks
 //               stalled on I/O or on memory (PSI): reclaim takes mapped pages
@@ -38,8 +41,8 @@
 
 namespace cgmem::watch {
 
-enum class State : uint8_t { ok, near_high, reclaiming, at_max, thrashing, throttled, oom_killed, gone };
-inline constexpr size_t kStateCount = 8;
+enum class State : uint8_t { ok, near_high, reclaiming, at_max, thrashing, throttled, oom_killed, gone, unknown };
+inline constexpr size_t kStateCount = 9;
 
 // "ok", "near_high", ... as in the JSON and the table.
 std::string_view state_name(State s);
@@ -47,7 +50,8 @@ std::string_view state_name(State s);
 // Higher is worse: top sorts by it. oom_killed first; then throttled, above
 // thrashing: a throttled task sleeps through nearly all of its time and
 // nothing else shows it, while a thrashing one still runs between reads and
-// shows in io.pressure; gone last (nothing left to do).
+// shows in io.pressure; unknown just above ok (something is wrong with the
+// files, nothing is known of the memory); gone last (nothing left to do).
 int severity(State s);
 
 // Evidence: which observations held. A row's text is built from these bits
@@ -67,7 +71,17 @@ enum Reason : uint32_t {
   kDescendantKill = 1u << 11, // oom_kill rose in memory.events but not in .local
   kVanished = 1u << 12,       // the directory is gone or a file read said ENODEV/ENOENT
   kMajorFaults = 1u << 13,    // pgmajfault at or above the thrash rate
+  // The state is unknown because of (Sample::unreadable, Sample::malformed):
+  kCurrentUnreadable = 1u << 14,
+  kCurrentMalformed = 1u << 15,
+  kHighUnreadable = 1u << 16,
+  kHighMalformed = 1u << 17,
+  kMaxUnreadable = 1u << 18,
+  kMaxMalformed = 1u << 19,
 };
+inline constexpr uint32_t kUnknownValues =
+    kCurrentUnreadable | kCurrentMalformed | kHighUnreadable | kHighMalformed | kMaxUnreadable | kMaxMalformed;
+inline constexpr size_t kReasonCount = 20;
 
 // Rises and rates over the interval between two samples of one cgroup.
 struct Rates {

@@ -19,6 +19,8 @@ std::string_view regime_name(Regime r) {
 
 Forecast forecast(const Sample& now, const Rates& r, const model::Kernel& kernel, uint32_t procs) {
   Forecast f;
+  // No forecast on values that are no facts (the state is unknown).
+  if (!now.has(File::current) || !now.trusted(File::high) || !now.trusted(File::max)) return f;
   if (now.high.is_max() || now.current <= now.high.bytes()) return f;
   f.valid = true;
   uint64_t page = kernel.page_size;

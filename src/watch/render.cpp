@@ -13,6 +13,11 @@ nlohmann::json limit_json(const Limit& l) {
   return l.is_max() ? nlohmann::json("max") : nlohmann::json(l.bytes());
 }
 
+// null for a value that was not read (a missing memory.high stays "max").
+nlohmann::json limit_json(const Sample& s, File f, const Limit& l) {
+  return s.trusted(f) ? limit_json(l) : nlohmann::json(nullptr);
+}
+
 nlohmann::json optional_json(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
@@ -31,10 +36,12 @@ std::string short_duration(double s) {
 }
 
 std::vector<std::string_view> reason_names(uint32_t reasons) {
-  static constexpr std::array<std::string_view, 14> kNames = {
+  static constexpr std::array<std::string_view, kReasonCount> kNames = {
       "first_sample", "high_rising",    "max_rising",   "oom_kill",     "reclaim_frees",
       "refaulting",   "io_stalled",     "memory_stalled", "tasks_over_high", "near_high",
-      "over_high",    "descendant_kill", "vanished", "major_faults"};
+      "over_high",    "descendant_kill", "vanished", "major_faults",
+      "current_unreadable", "current_malformed", "high_unreadable", "high_malformed",
+      "max_unreadable", "max_malformed"};
   std::vector<std::string_view> out;
   for (size_t i = 0; i < kNames.size(); ++i)
     if (reasons & (1u << i)) out.push_back(kNames[i]);
@@ -47,6 +54,12 @@ std::vector<std::string> describe(const Row& row) {
   const Sample& s = row.sample;
   uint32_t why = row.reasons;
   if (why & kVanished) out.push_back("the cgroup's directory is gone");
+  if (why & kCurrentUnreadable) out.push_back("memory.current could not be read (not a regular file, or a read error)");
+  if (why & kCurrentMalformed) out.push_back("memory.current is not a byte count (garbage, negative or past 2^64-1)");
+  if (why & kHighUnreadable) out.push_back("memory.high could not be read (not a regular file, or a read error)");
+  if (why & kHighMalformed) out.push_back("memory.high is neither a byte count nor max");
+  if (why & kMaxUnreadable) out.push_back("memory.max could not be read (not a regular file, or a read error)");
+  if (why & kMaxMalformed) out.push_back("memory.max is neither a byte count nor max");
   if (why & kFirstSample) out.push_back("first sample: no rates yet");
   if (why & kOomKill)
     out.push_back(fmt::format("oom_kill +{} (memory.events.local)", r.rise.oom_kill + r.rise.oom_group_kill));
@@ -73,6 +86,10 @@ std::vector<std::string> describe(const Row& row) {
   return out;
 }
 
+std::string json_line(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json row_json(const Row& row, double unix_time_s) {
   const Sample& s = row.sample;
   const Rates& r = row.rates;
@@ -86,7 +103,8 @@ nlohmann::json row_json(const Row& row, double unix_time_s) {
       {"event", row.from_event},
       {"reasons", reason_names(row.reasons)},
       {"evidence", describe(row)},
-      {"memory", {{"current", s.current}, {"high", limit_json(s.high)}, {"max", limit_json(s.max)},
+      {"memory", {{"current", s.has(File::current) ? json(s.current) : json(nullptr)},
+                  {"high", limit_json(s, File::high, s.high)}, {"max", limit_json(s, File::max, s.max)},
                   {"anon", s.anon}, {"file", s.file}}},
       {"events", {{"high", s.local.high}, {"max", s.local.max}, {"oom", s.local.oom},
                   {"oom_kill", s.local.oom_kill}, {"oom_group_kill", s.local.oom_group_kill}}},

@@ -23,6 +23,11 @@ std::vector<std::string_view> reason_names(uint32_t reasons);
 // The JSON object of one row. unix_time_s stamps it (wall clock).
 nlohmann::json row_json(const Row& row, double unix_time_s);
 
+// j as one line of JSON. A name may hold bytes that are not UTF-8 (a
+// cgroup's directory, a task's comm); each is written as U+FFFD instead of
+// failing the whole output (the row's id tells two such names apart).
+std::string json_line(const nlohmann::json& j);
+
 // "1.2s", "340ms", "29m", "2.1h"; "-" for a missing value.
 std::string short_duration(double seconds);
 

@@ -95,6 +95,7 @@ void parse_into(Sample& s, File file, std::string_view text) noexcept {
     case File::swap_max: ok = single_limit(s.swap_max, text); break;
   }
   if (ok) s.read |= bit(file);
+  else s.malformed |= bit(file);
 }
 
 }  // namespace cgmem::watch

@@ -63,6 +63,13 @@ struct Events {
 struct Sample {
   uint64_t t_ns = 0;     // CLOCK_MONOTONIC when the cgroup was read
   uint32_t read = 0;     // bit(File) for each file read and parsed
+  // bit(File) for each file that was read but whose text is not what the
+  // kernel writes (garbage, a negative number, more than 2^64-1): its
+  // fields keep their defaults, which are no facts (classify says unknown).
+  uint32_t malformed = 0;
+  // bit(File) for each file that is there but could not be read (a
+  // directory in its place, EIO): the scanner sets it.
+  uint32_t unreadable = 0;
   uint64_t current = 0;  // bytes
   Limit high = Limit::max();
   Limit max = Limit::max();
@@ -77,11 +84,14 @@ struct Sample {
   Limit swap_max = Limit::max();
 
   bool has(File f) const { return read & bit(f); }
+  // Neither malformed nor unreadable: a missing file (memory.high of the
+  // root, memory.swap.* without swap accounting) keeps its default honestly.
+  bool trusted(File f) const { return !((malformed | unreadable) & bit(f)); }
 };
 
 // Parses one file's text into sample (setting its bit in sample.read when
-// the text is well formed). Never allocates; a malformed file leaves its bit
-// clear and its fields untouched.
+// the text is well formed, in sample.malformed when not). Never allocates; a
+// malformed file leaves its fields untouched.
 void parse_into(Sample& sample, File file, std::string_view text) noexcept;
 
 }  // namespace cgmem::watch

@@ -282,6 +282,7 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
     if (!e.preopened) {
       opened_here.reset(::openat(e.dir_fd.get(), kFileNames[i], O_RDONLY | O_CLOEXEC));
       if (!opened_here.valid() && i == 0 && vanished_errno(errno)) vanished = true;
+      if (!opened_here.valid() && errno != ENOENT && !vanished_errno(errno)) s.unreadable |= bit(File(i));
     }
     int fd = e.preopened ? e.fds[i].get() : opened_here.get();
     if (fd < 0) continue;
@@ -290,6 +291,7 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
     opened_here.reset();
     if (n < 0) {
       vanished = vanished_errno(err);
+      if (!vanished) s.unreadable |= bit(File(i));  // EISDIR, EIO: there, but no value
       continue;
     }
     parse_into(s, File(i), std::string_view(text_.data(), size_t(n)));

@@ -52,5 +52,29 @@ TEST(Text, QuoteShowsOneEscapedLineOfAtMost60Bytes) {
   EXPECT_EQ(quote(std::string(70, 'x')), "'" + std::string(60, 'x') + "...'");
 }
 
+TEST(Text, VisibleEscapesWhatActsOnATerminalOrALog) {
+  EXPECT_EQ(visible("/system.slice/web.service"), "/system.slice/web.service");
+  EXPECT_EQ(visible("a\x1b[2Jb"), "a\\x1b[2Jb");
+  EXPECT_EQ(visible("a\rb\nkilled\t"), "a\\rb\\nkilled\\t");
+  EXPECT_EQ(visible("back\\slash"), "back\\\\slash");
+  EXPECT_EQ(visible("\xff\xfe"), "\\xff\\xfe");
+  EXPECT_EQ(visible("\x7f\x01"), "\\x7f\\x01");
+  EXPECT_EQ(visible("caf\xc3\xa9 \xe6\x97\xa5"), "caf\xc3\xa9 \xe6\x97\xa5");  // UTF-8 stays
+  EXPECT_EQ(visible("\xc2\x9b" "2J"), "\\xc2\\x9b2J");                      // C1 CSI
+  EXPECT_EQ(visible("a\xe2\x80\xae" "b"), "a\\xe2\\x80\\xaeb");            // right-to-left override
+  EXPECT_EQ(visible("\xc3"), "\\xc3");                                // cut short
+  EXPECT_EQ(visible("\xc0\xaf"), "\\xc0\\xaf");                        // overlong '/'
+  EXPECT_EQ(visible("\xed\xa0\x80"), "\\xed\\xa0\\x80");              // surrogate
+  EXPECT_EQ(visible(std::string_view("a\0b", 3)), "a\\x00b");
+}
+
+TEST(Text, Utf8PrefixNeverSplitsASequence) {
+  EXPECT_EQ(utf8_prefix("abc", 5), "abc");
+  EXPECT_EQ(utf8_prefix("abc", 2), "ab");
+  EXPECT_EQ(utf8_prefix("a\xc3\xa9", 2), "a");
+  EXPECT_EQ(utf8_prefix("a\xc3\xa9", 3), "a\xc3\xa9");
+  EXPECT_EQ(utf8_prefix("\xe6\x97\xa5x", 2), "");
+}
+
 }  // namespace
 }  // namespace cgmem

@@ -33,4 +33,34 @@ for want in \
   'cgmem_exporter_cgroups 2'; do
   grep -qF -- "$want" "$tmp/page.text" || { echo "not on the page: $want" >&2; exit 1; }
 done
-echo "promtool check metrics: clean, $(grep -vc '^#' "$tmp/page.text") series"
+
+# Hostile names (not UTF-8, ESC, CR, newline), a path past the label bound
+# and a cgroup whose memory.current is garbage: the page stays valid.
+mkdir -p "$tmp/hostile"
+for name in $'bad\xff' $'clear\x1b[2J' $'cr\rforged' $'nl\nforged 1'; do
+  cp -r "$fixtures/cgroup-v2-6.12-throttled/lab-run1" "$tmp/hostile/$name"
+done
+long=$tmp/hostile
+for i in 1 2 3 4 5; do long=$long/$(printf 'd%.0s' {1..250}); done
+mkdir -p "$long"
+cp -r "$fixtures/cgroup-v2-6.12-throttled/lab-run1" "$long/leaf"
+cp -r "$fixtures/cgroup-v2-6.12-throttled/lab-run1" "$tmp/hostile/garbage"
+printf 'lots\n' > "$tmp/hostile/garbage/memory.current"
+"$cgmem" exporter --once --interval 100ms --root "$tmp/hostile" --hz 250 > "$tmp/hostile.text"
+if ! promtool check metrics < "$tmp/hostile.text" > "$tmp/lint" 2>&1; then
+  echo "promtool check metrics found problems in the page of hostile names:" >&2
+  cat "$tmp/lint" >&2
+  exit 1
+fi
+iconv -f UTF-8 -t UTF-8 "$tmp/hostile.text" > /dev/null || { echo "the page is not valid UTF-8" >&2; exit 1; }
+for want in \
+  'cgmem_memory_current_bytes{cgroup="/bad\\xff"} 34140160' \
+  'cgmem_memory_current_bytes{cgroup="/clear\\x1b[2J"} 34140160' \
+  'cgmem_memory_current_bytes{cgroup="/nl\\nforged 1"} 34140160' \
+  'cgmem_state{cgroup="/garbage",state="unknown"} 1' \
+  'cgmem_exporter_label_values_cut 1' \
+  'cgmem_memory_controller_usable 1'; do
+  grep -qF -- "$want" "$tmp/hostile.text" || { echo "not on the page: $want" >&2; exit 1; }
+done
+if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$tmp/hostile.text"; then echo "a control byte on the page" >&2; exit 1; fi
+echo "promtool check metrics: clean, $(grep -vc '^#' "$tmp/page.text") series; hostile names: clean"

@@ -6,6 +6,7 @@
 #include <httplib.h>
 
 #include <filesystem>
+#include <sstream>
 #include <fstream>
 #include <thread>
 
@@ -112,6 +113,57 @@ TEST(Collector, AKillCaughtByItsEventOutlivesTheCgroup) {
   EXPECT_EQ(t.find("cgmem_memory_current_bytes{cgroup=\"/parent/victim\"}"), std::string::npos);
   ASSERT_TRUE(c->scan(65 * kS));  // past the retention
   EXPECT_EQ(c->page()->text.find("cgroup=\"/parent/victim\""), std::string::npos);
+}
+
+TEST(Collector, LongPathsAreCutCountedAndStayDistinctSeries) {
+  TempDir tmp;
+  std::string head = tmp.path() + "/root";
+  for (int i = 0; i < 5; ++i) head += "/" + std::string(250, char('a' + i));  // 1,255 bytes below the root
+  make_cgroup(head + "/one");
+  make_cgroup(head + "/two");
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root", .read_tasks = false}});
+  ASSERT_TRUE(c->scan(1 * kS));
+  ASSERT_TRUE(c->scan(2 * kS));
+  const std::string& t = c->page()->text;
+  EXPECT_TRUE(has_line(t, "cgmem_exporter_label_values_cut 2")) << t.substr(t.size() - 3000);
+  std::vector<std::string> current;
+  std::istringstream lines(t);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_LT(line.size(), kMaxLabelValue + 200) << line.substr(0, 100);
+    if (line.starts_with("cgmem_memory_current_bytes{")) current.push_back(line);
+  }
+  ASSERT_EQ(current.size(), 2u);
+  EXPECT_NE(current[0], current[1]);
+  EXPECT_NE(current[0].find("...[cut "), std::string::npos) << current[0];
+}
+
+TEST(Collector, AnUnknownCgroupHasItsStateAndNoMadeUpValues) {
+  TempDir tmp;
+  make_cgroup(tmp.path() + "/root/bad");
+  spit(tmp.path() + "/root/bad/memory.current", "garbage\n");
+  spit(tmp.path() + "/root/bad/memory.high", "-1\n");
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root", .read_tasks = false}});
+  ASSERT_TRUE(c->scan(1 * kS));
+  ASSERT_TRUE(c->scan(2 * kS));
+  const std::string& t = c->page()->text;
+  EXPECT_TRUE(has_line(t, "cgmem_state{cgroup=\"/bad\",state=\"unknown\"} 1")) << t;
+  EXPECT_TRUE(has_line(t, "cgmem_state{cgroup=\"/bad\",state=\"ok\"} 0"));
+  EXPECT_EQ(t.find("cgmem_memory_current_bytes{cgroup=\"/bad\"}"), std::string::npos);
+  EXPECT_EQ(t.find("cgmem_memory_high_bytes{cgroup=\"/bad\"}"), std::string::npos);
+  EXPECT_TRUE(has_line(t, "cgmem_memory_max_bytes{cgroup=\"/bad\"} 67108864"));
+  EXPECT_TRUE(has_line(t, "cgmem_memory_controller_usable 1"));
+}
+
+TEST(Collector, ATreeWithoutMemoryCurrentHasTheGaugeAtZeroWithTheReason) {
+  TempDir tmp;
+  fs::create_directories(tmp.path() + "/root/system.slice");
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root"}, .memory_v1_mount = "/sys/fs/cgroup/memory"});
+  ASSERT_TRUE(c->scan(1 * kS));
+  const std::string& t = c->page()->text;
+  std::string reason = "no cgroup under " + tmp.path() + "/root has memory.current: the cgroup v2 memory "
+                       "controller is not enabled there; memory is bound to cgroup v1 (mounted at /sys/fs/cgroup/memory)";
+  EXPECT_TRUE(has_line(t, "cgmem_memory_controller_usable{reason=\"" + reason + "\"} 0")) << t;
+  EXPECT_EQ(c->nothing_to_watch(), reason);
 }
 
 TEST(Negotiate, PrometheusAcceptHeaderGetsOpenMetricsCurlGetsText) {

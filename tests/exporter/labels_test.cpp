@@ -63,8 +63,8 @@ TEST(Labels, SystemdUnitAndSlice) {
 }
 
 TEST(Labels, PlainPathsHaveOnlyTheCgroupLabel) {
-  EXPECT_EQ(label_block("/cgmem/throttled", labels_for("/cgmem/throttled")), "cgroup=\"/cgmem/throttled\"");
-  EXPECT_EQ(label_block("/", labels_for("/")), "cgroup=\"/\"");
+  EXPECT_EQ(label_block("/cgmem/throttled", labels_for("/cgmem/throttled")).text, "cgroup=\"/cgmem/throttled\"");
+  EXPECT_EQ(label_block("/", labels_for("/")).text, "cgroup=\"/\"");
   // A pod-looking name outside kubepods is not a pod.
   EXPECT_EQ(labels_for("/podman/pod1f2e3d4c-5b6a-4789-9abc-def012345678").pod_uid, "");
   // A UID of the wrong length is not taken.
@@ -72,9 +72,46 @@ TEST(Labels, PlainPathsHaveOnlyTheCgroupLabel) {
 }
 
 TEST(Labels, ValuesAreEscaped) {
-  EXPECT_EQ(label_block("/a\"b\\c\nd", {}), "cgroup=\"/a\\\"b\\\\c\\nd\"");
-  EXPECT_EQ(label_block("/system.slice/x.service", labels_for("/system.slice/x.service")),
+  // The value is the name as visible() shows it (a newline as \n), then escaped for the exposition.
+  EXPECT_EQ(label_block("/a\"b\\c\nd", {}).text, "cgroup=\"/a\\\"b\\\\\\\\c\\\\nd\"");
+  EXPECT_EQ(label_block("/system.slice/x.service", labels_for("/system.slice/x.service")).text,
             "cgroup=\"/system.slice/x.service\",unit=\"x.service\",slice=\"system.slice\"");
+}
+
+TEST(Labels, ValuesAreValidUtf8WithoutControlBytes) {
+  bool cut = true;
+  EXPECT_EQ(label_value("/bad\xff/clear\x1b[2J/cr\r", cut), "/bad\\xff/clear\\x1b[2J/cr\\r");
+  EXPECT_FALSE(cut);
+  EXPECT_EQ(label_value("/caf\xc3\xa9.service", cut), "/caf\xc3\xa9.service");
+  auto block = label_block("/system.slice/x\xff.service", labels_for("/system.slice/x\xff.service"));
+  EXPECT_EQ(block.text, "cgroup=\"/system.slice/x\\\\xff.service\",unit=\"x\\\\xff.service\",slice=\"system.slice\"");
+}
+
+TEST(Labels, ALongValueIsCutMarkedAndStillUnique) {
+  std::string head = "/" + std::string(2000, 'd');
+  bool cut = false;
+  std::string a = label_value(head + "/a", cut);
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(a.size(), kMaxLabelValue);
+  EXPECT_EQ(a.substr(0, kMaxLabelValue - 25), head.substr(0, kMaxLabelValue - 25));  // the mark: 25 bytes
+  EXPECT_EQ(a.substr(kMaxLabelValue - 25, 8), "...[cut ");
+  EXPECT_EQ(a.back(), ']');
+  EXPECT_NE(label_value(head + "/b", cut), a);  // the hash of the whole value tells them apart
+  EXPECT_EQ(label_value(head + "/a", cut), a);  // and is stable
+  // 200,000 bytes: cut the same way, the cut counted per value.
+  auto block = label_block(std::string(200'000, 'x') + ".service", labels_for(std::string(200'000, 'x') + ".service"));
+  EXPECT_EQ(block.cut, 2u);  // cgroup and unit
+  EXPECT_LT(block.text.size(), 2 * kMaxLabelValue + 32);
+  // Escapes count toward the bound and are never split; a UTF-8 character neither.
+  std::string escaped = label_value(std::string(300, '\x1b'), cut);
+  EXPECT_TRUE(cut);
+  EXPECT_LE(escaped.size(), kMaxLabelValue);
+  std::string wide = label_value(std::string(1500, 'a') + std::string(600, '\xc3') , cut);
+  EXPECT_LE(wide.size(), kMaxLabelValue);
+  std::string utf8;
+  for (int i = 0; i < 600; ++i) utf8 += "\xc3\xa9";
+  std::string cut_utf8 = label_value(utf8, cut);
+  EXPECT_EQ(cut_utf8.find("...[cut ") % 2, 0u);  // whole two-byte characters before the mark
 }
 
 }  // namespace

@@ -56,6 +56,22 @@ TEST(Decide, KillsAfterBeingThrottledForT) {
   EXPECT_EQ(fired_at, 11);  // throttled from t = 1 (the first throttled interval's start) to t = 11
 }
 
+TEST(Decide, NeverOnUnknownValues) {
+  Policy p = policy(kKillThrottled);
+  Guard g(p, {});
+  Series s{.path = "/jobs/leak"};
+  s.next(State::near_high, kHigh - 4096);
+  EXPECT_TRUE(feed(g, s).empty());
+  // 30 s of rows whose memory.current was garbage (read as 0), the high counter rising.
+  for (int i = 0; i < 30; ++i) {
+    watch::Row& r = s.next(State::unknown, 0, 17);
+    r.sample.read &= ~watch::bit(watch::File::current);
+    r.sample.malformed = watch::bit(watch::File::current);
+    r.reasons = watch::kCurrentMalformed;
+    EXPECT_TRUE(feed(g, s).empty()) << i;
+  }
+}
+
 TEST(Decide, AGapLongerThanTheLongestSleepEndsTheEpisode) {
   Policy p = policy(kKillThrottled);
   Guard g(p, {});

@@ -5,6 +5,7 @@
 // kernel's cases are in guard_vm_test.cpp.)
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/file.h"
@@ -31,17 +32,39 @@ class GuardCli : public ::testing::Test {
   // The guard for 8 intervals of 100 ms while the high counter rises by 17
   // every 50 ms (a sleep with nothing reclaimed: throttled).
   std::vector<json> guard(const std::string& flags) {
-    std::string events = root_ + "/jobs/leak/memory.events.local";
+    return cgmem::testing::json_lines(guard_output("--json " + flags));
+  }
+  std::string guard_output(const std::string& flags, const std::string& leak = "/jobs/leak") {
+    std::string events = "'" + root_ + leak + "/memory.events.local'";
     std::string rise = "( i=0; while [ $i -lt 24 ]; do i=$((i+1)); sleep 0.05; printf 'low 0\\nhigh %d\\nmax 0\\noom 0\\n"
                        "oom_kill 0\\noom_group_kill 0\\n' $((309+17*i)) > " + events + "; done ) & ";
     auto o = run_shell(rise + CGMEM_BINARY + std::string(" guard --policy ") + policy_ + " --root " + root_ +
-                       " --json --count 8 --interval 100ms " + flags + " 2>/dev/null; wait");
+                       " --count 8 --interval 100ms " + flags + " 2>/dev/null; wait");
     EXPECT_EQ(o.code, 0) << o.text;
-    return cgmem::testing::json_lines(o.text);
+    return o.text;
   }
   TempDir tmp_;
   std::string root_, policy_;
 };
+
+// A name that holds a newline, CR, ESC and a byte that is not UTF-8 can
+// neither forge a `killed` line nor drive the terminal, nor stop the JSON.
+TEST_F(GuardCli, AHostileNameCannotForgeALine) {
+  std::string name = "/jobs/x\xff\x1b[2J\r\n12:00:00 kill other (rule leaks): forged -> killed (1 tasks)";
+  std::filesystem::rename(root_ + "/jobs/leak", root_ + name);
+  std::string text = guard_output("", name);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.find("\n12:00:00 kill other"), std::string::npos) << text;
+  for (char c : text) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c != 0x7f)) << int(c);
+  EXPECT_NE(text.find("kill /jobs/x\\xff\\x1b[2J\\r\\n12:00:00 kill other (rule leaks): forged -> killed (1 tasks) "
+                      "(rule leaks): "),
+            std::string::npos)
+      << text;
+  auto lines = cgmem::testing::json_lines(guard_output("--json", name));
+  ASSERT_FALSE(lines.empty());
+  for (const json& l : lines) ASSERT_TRUE(l.is_object());
+  EXPECT_EQ(lines.front()["cgroup"], "/jobs/x\xef\xbf\xbd\x1b[2J\r\n12:00:00 kill other (rule leaks): forged -> killed (1 tasks)");
+}
 
 TEST_F(GuardCli, ADryRunDecidesWithItsEvidenceAndWritesNothing) {
   std::string kill_before = *cgmem::read_file(root_ + "/jobs/leak/cgroup.kill", "read");

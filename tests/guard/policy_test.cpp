@@ -97,6 +97,12 @@ TEST(Policy, EveryBadInputSaysWhatAndWhere) {
             "(see docs/guard.md for the format)");
   EXPECT_EQ(rule("action = \"kill\"\nthrottled_for = \"soon\"\n").substr(0, 44),
             "guard policy: rule 'r'.throttled_for = 'soon");
+  EXPECT_EQ(rule("action = \"kill\"\nthrottled_for = \"nan\"\n"),
+            "guard policy: rule 'r'.throttled_for = 'nan': invalid duration 'nan': not a number: p.toml "
+            "(see docs/guard.md for the format)");
+  EXPECT_EQ(rule("action = \"kill\"\nthrottled_for = -20\n"),
+            "guard policy: rule 'r'.throttled_for = '-20': invalid duration '-20': a duration has no sign: p.toml "
+            "(see docs/guard.md for the format)");
   EXPECT_EQ(rule("action = \"kill\"\nthrottled_for = 1.5\n"),
             "guard policy: rule 'r'.throttled_for must be a duration like \"20s\" (floating-point given): p.toml "
             "(see docs/guard.md for the format)");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 namespace cgmem::lab {
 namespace {
 
@@ -25,6 +27,13 @@ TEST(Duration, RejectsWithTheInputQuoted) {
   EXPECT_EQ(parse_duration("2d", Unit::s).error().what, "invalid duration '2d': unknown unit 'd'");
   EXPECT_EQ(parse_duration("25h", Unit::s).error().what, "invalid duration '25h': unknown unit 'h'");
   EXPECT_EQ(parse_duration("90000", Unit::s).error().what, "invalid duration '90000': longer than a day");
+}
+
+TEST(Duration, NanAndInfAreNotDurations) {
+  for (const char* text : {"nan", "NaN", "nan(1)", "inf", "infinity", "INFs", "nanms"})
+    EXPECT_EQ(parse_duration(text, Unit::s).error().what, fmt::format("invalid duration '{}': not a number", text))
+        << text;
+  EXPECT_EQ(parse_duration("-inf", Unit::s).error().what, "invalid duration '-inf': a duration has no sign");
 }
 
 }  // namespace

@@ -192,10 +192,12 @@ TEST(Classify, SeverityOrdersTheStatesForTop) {
   EXPECT_GT(severity(State::thrashing), severity(State::at_max));
   EXPECT_GT(severity(State::at_max), severity(State::reclaiming));
   EXPECT_GT(severity(State::reclaiming), severity(State::near_high));
-  EXPECT_GT(severity(State::near_high), severity(State::ok));
+  EXPECT_GT(severity(State::near_high), severity(State::unknown));
+  EXPECT_GT(severity(State::unknown), severity(State::ok));
   EXPECT_GT(severity(State::ok), severity(State::gone));
   EXPECT_EQ(state_name(State::near_high), "near_high");
   EXPECT_EQ(state_name(State::oom_killed), "oom_killed");
+  EXPECT_EQ(state_name(State::unknown), "unknown");
 }
 
 // One sleep per page: 20 sleeps while 20 pages were faulted in.
@@ -241,6 +243,40 @@ TEST(Forecast, UnderMemoryHighThereIsNoForecast) {
   s.high = Limit::max();
   s.current = 1ull << 40;
   EXPECT_FALSE(forecast(s, {}, model::Kernel{}, 1).valid);
+}
+
+// Values that are no facts: never ok, whatever the counters say.
+TEST(Classify, UnparsedCurrentHighOrMaxIsUnknownWithTheReason) {
+  for (const char* text : {"garbage\n", "-4096\n", "18446744073709551616\n", ""}) {
+    Sample s = base();
+    s.read = 0;
+    parse_into(s, File::current, text);
+    parse_into(s, File::high, "max\n");
+    Verdict v = classify(s, {}, {.first = true});
+    EXPECT_EQ(v.state, State::unknown) << text;
+    EXPECT_EQ(v.reasons, uint32_t(kCurrentMalformed)) << text;
+  }
+  Sample unreadable = base();
+  unreadable.read &= ~bit(File::current);
+  unreadable.unreadable = bit(File::current);
+  EXPECT_EQ(classify(unreadable, {}, {}).reasons, uint32_t(kCurrentUnreadable));
+  Sample high = base(), max = base();
+  parse_into(high, File::high, "30M\n");
+  parse_into(max, File::max, "-1\n");
+  EXPECT_EQ(classify(high, {}, {}).state, State::unknown);
+  EXPECT_EQ(classify(high, {}, {}).reasons, uint32_t(kHighMalformed));
+  EXPECT_EQ(classify(max, {}, {}).reasons, uint32_t(kMaxMalformed));
+  // A missing memory.high (the root has none) is max, and a fact.
+  Sample root = base();
+  root.read &= ~bit(File::high);
+  EXPECT_EQ(classify(root, {}, {.first = true}).state, State::ok);
+  // No forecast and no growth on such values.
+  Sample a = base(), b = base();
+  b.t_ns = a.t_ns + kSecond;
+  b.read &= ~bit(File::current), b.malformed = bit(File::current), b.current = 0;
+  EXPECT_EQ(rates_between(a, b).growth_bytes_per_s, 0);
+  high.current = kMax;
+  EXPECT_FALSE(forecast(high, {}, {}, 0).valid);
 }
 
 }  // namespace

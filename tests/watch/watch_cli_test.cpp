@@ -6,6 +6,10 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <map>
+#include <set>
+#include <fstream>
 #include <sstream>
 
 #include "support/run_cgmem.h"
@@ -157,6 +161,162 @@ TEST_F(WatchCli, TopNeedsATerminalUnlessOnce) {
             "cgmem: error: draw the live view: stdin and stdout must be a terminal (use `cgmem top --once` "
             "for a plain table, or `cgmem watch --json`)\n");
   EXPECT_EQ(run_cgmem("top --json --root " + root_).code, 2);
+}
+
+// Directory names with bytes that are not UTF-8 or that drive a terminal:
+// every output stays valid (JSON parses, one line per row) and shows them
+// escaped, and the other cgroups are still there.
+class HostileNames : public WatchCli {
+ protected:
+  void SetUp() override {
+    WatchCli::SetUp();
+    for (const char* name : {"bad\xff", "clear\x1b[2J", "cr\rforged", "nl\n12:00:00 oom_killed /forged"})
+      cgmem::watch::testing::make_cgroup(root_ + "/" + name);
+  }
+  static bool raw_control(const std::string& text) {
+    for (char c : text)
+      if ((c >= 0 && c < 0x20 && c != '\n') || c == 0x7f || c == '\xff') return true;
+    return false;
+  }
+};
+
+TEST_F(HostileNames, WatchJsonIsOneValidLinePerCgroup) {
+  auto out = run_cgmem_split("watch --root " + root_ + " --json --count 1 --interval 100ms");
+  ASSERT_EQ(out.code, 0) << out.err;
+  auto rows = json_lines(out.out);
+  ASSERT_EQ(rows.size(), 5u) << out.out;
+  std::set<std::string> names;
+  for (const auto& r : rows) names.insert(r.at("cgroup").get<std::string>());
+  EXPECT_TRUE(names.contains("/a"));
+  EXPECT_TRUE(names.contains("/bad\xef\xbf\xbd"));  // U+FFFD
+  EXPECT_TRUE(names.contains("/clear\x1b[2J"));       // JSON escaped it as \u001b
+  EXPECT_EQ(out.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(out.out.find('\r'), std::string::npos);
+}
+
+TEST_F(HostileNames, WatchTextShowsNamesEscapedOneLineEach) {
+  auto out = run_cgmem_split("watch --root " + root_ + " --all --count 1 --interval 100ms");
+  ASSERT_EQ(out.code, 0) << out.err;
+  EXPECT_FALSE(raw_control(out.out)) << out.out;
+  EXPECT_EQ(std::count(out.out.begin(), out.out.end(), '\n'), 5) << out.out;
+  EXPECT_NE(out.out.find(" /bad\\xff "), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find(" /clear\\x1b[2J "), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find(" /cr\\rforged "), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find(" /nl\\n12:00:00 oom_killed /forged "), std::string::npos) << out.out;
+}
+
+TEST_F(HostileNames, TopOnceTableAndJsonStayValid) {
+  auto table = run_cgmem_split("top --once --root " + root_ + " --interval 100ms");
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_FALSE(raw_control(table.out)) << table.out;
+  EXPECT_EQ(std::count(table.out.begin(), table.out.end(), '\n'), 6) << table.out;  // header + 5
+  EXPECT_NE(table.out.find("/clear\\x1b[2J "), std::string::npos) << table.out;
+  auto json = run_cgmem_split("top --once --json --root " + root_ + " --interval 100ms");
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto rows = json_lines(json.out);
+  ASSERT_EQ(rows.size(), 5u) << json.out;
+  for (const auto& r : rows) EXPECT_TRUE(r.is_object()) << json.out;
+}
+
+// memory.current, .high and .max that are no facts: the state is unknown,
+// with the reason, and no value is made up.
+TEST_F(WatchCli, UnreadableValuesAreUnknownNeverOk) {
+  struct Case {
+    const char* name;
+    const char* file;
+    const char* text;  // nullptr: a directory in the file's place
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"garbage", "memory.current", "lots\n", "current_malformed"},
+      {"empty", "memory.current", "", "current_malformed"},
+      {"negative", "memory.current", "-4096\n", "current_malformed"},
+      {"overflow", "memory.current", "184467440737095516160\n", "current_malformed"},
+      {"dir", "memory.current", nullptr, "current_unreadable"},
+      {"high", "memory.high", "30M\n", "high_malformed"},
+      {"max", "memory.max", "-1\n", "max_malformed"},
+  };
+  for (const Case& c : cases) {
+    std::string dir = root_ + "/" + c.name;
+    cgmem::watch::testing::make_cgroup(dir);
+    std::filesystem::remove(dir + "/" + c.file);
+    if (c.text) std::ofstream(dir + "/" + c.file) << c.text;
+    else std::filesystem::create_directory(dir + "/" + c.file);
+  }
+  auto out = run_cgmem_split("watch --root " + root_ + " --json --count 1 --interval 100ms");
+  ASSERT_EQ(out.code, 0) << out.err;
+  std::map<std::string, json> by_name;
+  for (const auto& r : json_lines(out.out)) by_name[r.at("cgroup").get<std::string>()] = r;
+  EXPECT_EQ(by_name["/a"]["state"], "near_high");
+  for (const Case& c : cases) {
+    const json& r = by_name[std::string("/") + c.name];
+    EXPECT_EQ(r["state"], "unknown") << c.name << ": " << r.dump();
+    EXPECT_EQ(r["reasons"], json::array({c.reason})) << c.name;
+    EXPECT_EQ(r["forecast"], nullptr) << c.name;
+    std::string field = std::string(c.file).substr(7);  // "current", "high", "max"
+    EXPECT_EQ(r["memory"][field], nullptr) << c.name;
+  }
+  EXPECT_EQ(by_name["/high"]["memory"]["current"], 34140160);
+  EXPECT_EQ(by_name["/high"]["evidence"], json::array({"memory.high is neither a byte count nor max"}));
+  auto text = run_cgmem_split("watch --root " + root_ + " --count 1 --interval 100ms");
+  EXPECT_NE(text.out.find("unknown    /garbage  memory.current is not a byte count"), std::string::npos) << text.out;
+  auto table = run_cgmem_split("top --once --root " + root_ + " --interval 100ms");
+  std::istringstream lines(table.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("/garbage ")) continue;
+    EXPECT_NE(line.find(" unknown          ? "), std::string::npos) << line;
+  }
+}
+
+// A tree with no memory.current anywhere (a cgroup v1 or hybrid host's v2
+// tree): the one-shot forms say so and exit kNoMemoryController (4).
+TEST_F(WatchCli, ATreeWithoutMemoryCurrentSaysSoAndExits4) {
+  std::string empty = tmp_.path() + "/v2-without-memory";
+  std::filesystem::create_directories(empty + "/system.slice/cron.service");
+  auto watch = run_cgmem_split("watch --root " + empty + " --json --count 1 --interval 100ms");
+  EXPECT_EQ(watch.code, 4);
+  std::string reason = "no cgroup under " + empty +
+                       " has memory.current: the cgroup v2 memory controller is not enabled there";
+  EXPECT_NE(watch.err.find("cgmem: error: watch: nothing to watch: " + reason), std::string::npos) << watch.err;
+  auto lines = json_lines(watch.out);
+  ASSERT_EQ(lines.size(), 1u) << watch.out;
+  EXPECT_EQ(lines[0]["memory_controller_usable"], false);
+  // (On a hybrid host the reason goes on: "; memory is bound to cgroup v1 (mounted at ...)".)
+  EXPECT_EQ(lines[0]["reason"].get<std::string>().substr(0, reason.size()), reason);
+  auto top = run_cgmem_split("top --once --root " + empty + " --interval 100ms");
+  EXPECT_EQ(top.code, 4);
+  EXPECT_NE(top.out.find("nothing to watch: " + reason), std::string::npos) << top.out;
+  EXPECT_NE(top.err.find("cgmem: error: top: nothing to watch: "), std::string::npos) << top.err;
+  EXPECT_EQ(run_cgmem_split("top --once --json --root " + empty + " --interval 100ms").code, 4);
+  // --match leaving every cgroup out is no such case.
+  auto matched = run_cgmem_split("watch --root " + root_ + " --json --count 1 --interval 100ms --match nothing");
+  EXPECT_EQ(matched.code, 0) << matched.err;
+  EXPECT_EQ(matched.out, "");
+}
+
+// This build machine itself when it is a hybrid host (memory bound to
+// cgroup v1, an empty cgroup2 tree at /sys/fs/cgroup/unified): read only.
+TEST_F(WatchCli, AHybridHostSaysMemoryIsBoundToV1) {
+  auto host = run_cgmem_split("host --json");
+  auto facts = json::parse(host.out, nullptr, false);
+  if (!facts.is_object() || facts.value("memory_controller_usable", true) ||
+      !std::filesystem::exists("/sys/fs/cgroup/memory/memory.usage_in_bytes"))
+    GTEST_SKIP() << "not a host with memory on cgroup v1";
+  auto top = run_cgmem_split("top --once --interval 100ms");
+  EXPECT_EQ(top.code, 4) << top.out << top.err;
+  EXPECT_NE(top.err.find("memory is bound to cgroup v1 (mounted at /sys/fs/cgroup/memory)"), std::string::npos)
+      << top.err;
+  auto watch = run_cgmem_split("watch --count 1 --json --interval 100ms");
+  EXPECT_EQ(watch.code, 4) << watch.err;
+  auto lines = json_lines(watch.out);
+  ASSERT_EQ(lines.size(), 1u) << watch.out;
+  EXPECT_EQ(lines[0]["memory_controller_usable"], false);
+  auto page = run_cgmem_split("exporter --once --interval 100ms");
+  EXPECT_EQ(page.code, 4) << page.err;
+  EXPECT_NE(page.out.find("cgmem_memory_controller_usable{reason=\"no cgroup under "), std::string::npos) << page.out;
+  EXPECT_NE(page.out.find("memory is bound to cgroup v1 (mounted at /sys/fs/cgroup/memory)\"} 0\n"),
+            std::string::npos)
+      << page.out;
 }
 
 }  // namespace
