@@ -13,6 +13,7 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev                     # cgmem translate: pod and compose YAML
+  libre2-dev                          # --match and a policy's match: linear-time regular expressions (static archive too)
   zlib1g-dev                          # cgmem host reads /proc/config.gz
   libncurses-dev                      # cgmem top: the terminal view (static archives too)
   # the VM: a real kernel under QEMU, a busybox guest, an ext4 run disk

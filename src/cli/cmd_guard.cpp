@@ -122,7 +122,7 @@ int run_guard(std::span<char*> args) {
   if (!policy) return print_error(policy.error()), kUsage;
   if (check) {
     for (const auto& r : policy->rules)
-      fmt::print("{:<16} {:<14} match {}\n", r.name, guard::action_name(r.action), r.match_text);
+      fmt::print("{:<16} {:<14} match {}\n", r.name, guard::action_name(r.action), r.match.text());
     return kOk;
   }
   if (s.act && flags.root.empty()) {

@@ -13,19 +13,7 @@
 #include "lab/duration.h"
 
 namespace cgmem::cli {
-namespace {
 
-Result<std::optional<std::regex>> compile(const std::string& text) {
-  if (text.empty()) return std::optional<std::regex>();
-  try {
-    return std::optional<std::regex>(std::regex(text, std::regex::extended | std::regex::nosubs));
-  } catch (const std::regex_error& e) {
-    return fail("--match '" + text + "' is not a regular expression: " + e.what(), "",
-                "use POSIX extended syntax, e.g. --match 'kubepods|system.slice'");
-  }
-}
-
-}  // namespace
 
 void add_tree_flags(CLI::App& app, TreeFlags& f) {
   app.add_option("--root", f.root, "the cgroup2 directory to watch (default: the cgroup2 mount)");
@@ -47,7 +35,7 @@ TreeSetup live_setup(const TreeFlags& flags) {
     return setup;
   }
   setup.interval_ns = *interval;
-  auto match = compile(flags.match);
+  auto match = Pattern::compile(flags.match, "--match");
   if (!match) {
     print_error(match.error());
     setup.exit_code = kUsage;
@@ -69,7 +57,6 @@ TreeSetup live_setup(const TreeFlags& flags) {
   setup.memory_v1_mount = facts.memory_v1_mount;
   o.max_depth = flags.depth;
   o.match = std::move(*match);
-  o.match_text = flags.match;
   if (facts.page_size) o.kernel.page_size = facts.page_size;
   if (facts.hz) o.kernel.hz = *facts.hz;
   if (flags.hz) o.kernel.hz = flags.hz;
@@ -77,9 +64,9 @@ TreeSetup live_setup(const TreeFlags& flags) {
 }
 
 Result<watch::Replay> replay_snapshot(const std::string& dir, const TreeFlags& flags) {
-  auto match = compile(flags.match);
+  auto match = Pattern::compile(flags.match, "--match");
   if (!match) return std::unexpected(match.error());
-  watch::ScanOptions o{.max_depth = flags.depth, .match = std::move(*match), .match_text = flags.match};
+  watch::ScanOptions o{.max_depth = flags.depth, .match = std::move(*match)};
   o.kernel.hz = flags.hz;
   return watch::replay_snapshot(dir, std::move(o), flags.hz != 0);
 }

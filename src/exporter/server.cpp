@@ -1,65 +1,117 @@
 #include "exporter/server.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <fmt/format.h>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include <httplib.h>
 
 #include "common/clock.h"
+#include "exporter/door.h"
 
 namespace cgmem::exporter {
 namespace {
 
-// httplib's own ThreadPool queues without bound; this one makes the accept
-// loop wait when `queued` connections already wait for a worker.
-class BoundedPool : public httplib::TaskQueue {
+// The door's connections as httplib sees them: the head read so far first,
+// then the socket, every wait bounded by the connection's one deadline.
+class ConnStream : public httplib::Stream {
  public:
-  BoundedPool(size_t workers, size_t queued) : queued_(queued) {
-    for (size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
-  }
-
-  void enqueue(std::function<void()> fn) override {
-    std::unique_lock lock(mutex_);
-    not_full_.wait(lock, [&] { return jobs_.size() < queued_ || shutdown_; });
-    jobs_.push_back(std::move(fn));
-    not_empty_.notify_one();
-  }
-
-  void shutdown() override {
-    {
-      std::lock_guard lock(mutex_);
-      shutdown_ = true;
+  explicit ConnStream(Conn& c) : c_(c) {}
+  bool is_readable() const override { return pos_ < c_.bytes.size() || wait(POLLIN); }
+  bool is_writable() const override { return wait(POLLOUT); }
+  ssize_t read(char* ptr, size_t size) override {
+    if (pos_ < c_.bytes.size()) {
+      size_t n = std::min(size, c_.bytes.size() - pos_);
+      std::memcpy(ptr, c_.bytes.data() + pos_, n);
+      pos_ += n;
+      return ssize_t(n);
     }
-    not_empty_.notify_all();
-    not_full_.notify_all();
-    for (auto& t : threads_) t.join();
+    if (!wait(POLLIN)) return -1;
+    return ::recv(c_.fd.get(), ptr, size, 0);
+  }
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!wait(POLLOUT)) return -1;
+    return ::send(c_.fd.get(), ptr, size, MSG_NOSIGNAL);
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    ip = c_.peer;
+    port = c_.peer_port;
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    ip.clear();
+    port = 0;
+  }
+  socket_t socket() const override { return c_.fd.get(); }
+
+ private:
+  // Until the fd is ready or the deadline passes (false).
+  bool wait(short events) const {
+    for (;;) {
+      uint64_t now = cgmem::now_ns();
+      if (now >= c_.deadline_ns) return false;
+      pollfd p{c_.fd.get(), events, 0};
+      int rc = ::poll(&p, 1, int((c_.deadline_ns - now) / 1'000'000) + 1);
+      if (rc > 0) return !(p.revents & (POLLERR | POLLNVAL));
+      if (rc < 0 && errno != EINTR) return false;
+    }
+  }
+  Conn& c_;
+  size_t pos_ = 0;
+};
+
+// httplib's routing and HTTP, given a request the door has read.
+class Router : public httplib::Server {
+ public:
+  // httplib stops sending a content provider's body when svr_sock_ is
+  // INVALID_SOCKET ("shutting down"), as it is without its own listen: the
+  // door's listening socket stands in (httplib closes it only in stop(),
+  // which is never called; the door owns it).
+  void listening_on(int fd) { svr_sock_ = fd; }
+  // One request per connection, answered with Connection: close: a
+  // scraper opens a connection per scrape (cheap at scrape intervals), and
+  // no kept-alive connection sits idle in a worker.
+  void serve(Conn& c) {
+    ConnStream stream(c);
+    bool closed = true;
+    process_request(stream, true, closed, nullptr);
+  }
+};
+
+// The door's complete requests, waiting for a worker. Bounded by the
+// door's max_connections: each stays counted there until released.
+class Queue {
+ public:
+  void push(Conn c) {
+    std::lock_guard lock(mutex_);
+    jobs_.push_back(std::move(c));
+    ready_.notify_one();
+  }
+  std::optional<Conn> pop() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return !jobs_.empty() || shutdown_; });
+    if (shutdown_) return std::nullopt;
+    Conn c = std::move(jobs_.front());
+    jobs_.pop_front();
+    return c;
+  }
+  void shutdown() {
+    std::lock_guard lock(mutex_);
+    shutdown_ = true;
+    ready_.notify_all();
   }
 
  private:
-  void work() {
-    for (;;) {
-      std::function<void()> fn;
-      {
-        std::unique_lock lock(mutex_);
-        not_empty_.wait(lock, [&] { return !jobs_.empty() || shutdown_; });
-        if (jobs_.empty()) return;  // shut down, nothing left
-        fn = std::move(jobs_.front());
-        jobs_.pop_front();
-        not_full_.notify_one();
-      }
-      fn();
-    }
-  }
-
-  size_t queued_;
   std::mutex mutex_;
-  std::condition_variable not_empty_, not_full_;
-  std::deque<std::function<void()>> jobs_;
-  std::vector<std::thread> threads_;
+  std::condition_variable ready_;
+  std::deque<Conn> jobs_;
   bool shutdown_ = false;
 };
 
@@ -104,24 +156,27 @@ void serve_health(const Collector& collector, httplib::Response& res) {
 bool has_http_server() { return true; }
 
 struct Server::Impl {
-  httplib::Server http;
+  Router http;
+  std::unique_ptr<Door> door;
+  Queue queue;
+  size_t workers = 0;
 };
 
 Result<std::unique_ptr<Server>> Server::bind(Collector& collector, ServerOptions options) {
   std::unique_ptr<Server> s(new Server());
   s->impl_ = std::make_unique<Impl>();
+  auto door = Door::bind({.host = options.listen.host,
+                          .port = options.listen.port,
+                          .max_connections = options.max_connections,
+                          .per_client = options.per_client,
+                          .timeout_ns = uint64_t(options.timeout_s) * 1'000'000'000});
+  if (!door) return std::unexpected(door.error());
+  s->impl_->door = std::move(*door);
+  s->impl_->workers = std::max<size_t>(options.workers, 1);
+  s->port_ = s->impl_->door->port();
+  s->impl_->http.listening_on(s->impl_->door->listen_fd());
   httplib::Server& http = s->impl_->http;
-  size_t workers = options.workers, queued = options.queued;
-  http.new_task_queue = [workers, queued] { return new BoundedPool(workers, queued); };
-  http.set_read_timeout(options.timeout_s, 0);
-  http.set_write_timeout(options.timeout_s, 0);
   http.set_payload_max_length(4096);  // scrapers send no body
-  // SO_REUSEADDR alone: a restart binds at once, but a port another process
-  // listens on is an error (httplib's default, SO_REUSEPORT, would share it).
-  http.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
   http.Get("/metrics", [&collector](const httplib::Request& req, httplib::Response& res) {
     serve_metrics(collector, req, res);
   });
@@ -131,22 +186,27 @@ Result<std::unique_ptr<Server>> Server::bind(Collector& collector, ServerOptions
   http.Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("cgmem exporter: /metrics (Prometheus, OpenMetrics), /healthz\n", "text/plain");
   });
-  const Listen& l = options.listen;
-  if (l.port == 0) {
-    s->port_ = http.bind_to_any_port(l.host);
-  } else {
-    s->port_ = http.bind_to_port(l.host, l.port) ? l.port : -1;
-  }
-  if (s->port_ < 0)
-    return sys_error(fmt::format("listen on {}:{}", l.host, l.port), "",
-                     "is the port in use (ss -ltnp) or the address not this host's? pick another with --listen");
   return s;
 }
 
 Server::~Server() = default;
 
-void Server::serve() { impl_->http.listen_after_bind(); }
+void Server::serve() {
+  Impl& impl = *impl_;
+  std::vector<std::jthread> workers;
+  for (size_t i = 0; i < impl.workers; ++i)
+    workers.emplace_back([&impl] {
+      while (auto c = impl.queue.pop()) {
+        impl.http.serve(*c);
+        std::string peer = std::move(c->peer);
+        c->fd.reset();
+        impl.door->release(peer);
+      }
+    });
+  impl.door->run([&impl](Conn c) { impl.queue.push(std::move(c)); });
+  impl.queue.shutdown();
+}
 
-void Server::stop() { impl_->http.stop(); }
+void Server::stop() { impl_->door->stop(); }
 
 }  // namespace cgmem::exporter

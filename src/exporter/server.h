@@ -5,11 +5,11 @@
 // and a shared library, so not in cgmem-static; docs/fleet.md says why
 // not prometheus-cpp). No HTTP is parsed here.
 //
-// Bounds: a fixed number of worker threads and of queued connections; when
-// both are full the accept loop waits, and further connections wait in the
-// kernel's listen backlog. Each connection has a read and a write timeout,
-// so a stuck scraper holds one worker for at most that long per write; the
-// collector never waits for a scraper (collector.h).
+// Bounds: connections are accepted by cgmem's own door (door.h says why):
+// no worker waits for a client to send its request, each connection has
+// one deadline for its whole life, and the connections open, and open from
+// one address, are bounded. A fixed number of workers serve complete
+// requests; the collector never waits for a scraper (collector.h).
 #pragma once
 
 #include <memory>
@@ -35,9 +35,10 @@ Result<Listen> parse_listen(std::string_view text);
 
 struct ServerOptions {
   Listen listen;
-  size_t workers = 4;          // connections served at once
-  size_t queued = 8;           // accepted connections waiting for a worker
-  int timeout_s = 10;          // read and write timeout per connection
+  size_t workers = 4;          // requests served at once
+  size_t max_connections = 128;  // open at once (door.h: the oldest still sending its head makes room)
+  size_t per_client = 16;      // open at once from one address
+  int timeout_s = 10;          // a connection's whole life: request in, response out
 };
 
 class Server {

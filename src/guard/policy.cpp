@@ -167,12 +167,9 @@ Result<Rule> read_rule(const toml::table& t, size_t index, const std::string& pa
   Reader r(t, where, path);
   TRY(match, r.text("match"));
   if (!*match) return policy_error(path, where + " has no match (a regex on the path below --root, \".\" for all)");
-  rule.match_text = **match;
-  try {
-    rule.match = std::regex(rule.match_text, std::regex::extended | std::regex::nosubs);
-  } catch (const std::regex_error& e) {
-    return policy_error(path, fmt::format("{}.match = '{}' is not a regular expression: {}", where, rule.match_text, e.what()));
-  }
+  auto pattern = Pattern::compile(**match, where + ".match =");
+  if (!pattern) return fail("guard policy: " + pattern.error().what, path, pattern.error().hint);
+  rule.match = std::move(*pattern);
   TRY(action, r.text("action"));
   if (!*action) return policy_error(path, where + " has no action (kill, raise-high, emulate-shift or report)");
   auto a = action_from(**action);
@@ -269,7 +266,7 @@ Result<Policy> load_policy(const std::string& path) {
 
 const Rule* rule_for(const Policy& policy, std::string_view path) {
   for (const Rule& r : policy.rules)
-    if (std::regex_search(path.begin(), path.end(), r.match)) return &r;
+    if (r.match.search(path)) return &r;
   return nullptr;
 }
 

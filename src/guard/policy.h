@@ -6,7 +6,7 @@
 //
 //   [[rules]]                    # the first rule whose match fits a cgroup is its rule
 //   name = "leaks"
-//   match = "^/jobs/"            # POSIX extended regex on the path below --root ("/jobs/a")
+//   match = "^/jobs/"            # RE2 regex (common/pattern.h) on the path below --root ("/jobs/a")
 //   action = "kill"              # kill | raise-high | emulate-shift | report
 //   throttled_for = "20s"        # kill/report: throttled without a break this long
 //   eta_over = "5m"              # kill/report: growing (min_rise since the throttle began)
@@ -25,12 +25,12 @@
 
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/error.h"
+#include "common/pattern.h"
 
 namespace cgmem::guard {
 
@@ -56,8 +56,7 @@ struct RaiseHigh {
 
 struct Rule {
   std::string name;
-  std::string match_text;
-  std::regex match;
+  Pattern match;  // its text() as written
   Action action = Action::report;
   Conditions when;
   RaiseHigh raise;

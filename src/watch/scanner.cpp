@@ -134,7 +134,7 @@ int Scanner::event_fd() const { return inotify_fd_.get(); }
 // Runs after a walk has opened every directory, so directories come first
 // and files take what the descriptor budget leaves.
 void Scanner::open_files(Entry& e) {
-  if (!e.files_tried) e.matched = !options_.match || std::regex_search(e.rel, *options_.match);
+  if (!e.files_tried) e.matched = options_.match.search(e.rel);
   e.files_tried = true;
   if (!e.matched) return;
   if (options_.max_rows && rows_held_ >= options_.max_rows) {

@@ -34,7 +34,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +41,7 @@
 
 #include "common/error.h"
 #include "common/fd.h"
+#include "common/pattern.h"
 #include "model/penalty.h"
 #include "watch/classify.h"
 #include "watch/forecast.h"
@@ -59,8 +59,7 @@ enum class Identity : uint8_t {
 struct ScanOptions {
   std::string root;                   // a cgroup2 directory (the mount, a delegated subtree, a snapshot)
   int max_depth = -1;                 // levels below root to walk; -1: all
-  std::optional<std::regex> match;    // rows only for paths (relative, "/a/b") that match; walks on
-  std::string match_text;             // the regex as given (for messages)
+  Pattern match;                      // rows only for paths (relative, "/a/b") that match; walks on
   model::Kernel kernel;               // HZ and page size for forecasts
   std::string proc_root = "/proc";    // where tasks' stat and wchan are read
   Thresholds thresholds;

@@ -5,6 +5,8 @@
 // kernel's cases are in guard_vm_test.cpp.)
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -106,6 +108,27 @@ TEST_F(GuardCli, ErrorsSayWhatWasTriedAndWhatToDo) {
   EXPECT_EQ(o.code, 2);
   EXPECT_EQ(o.text, "cgmem: error: guard policy: rule 'r': a kill rule needs throttled_for, eta_over or thrash_for: " +
                         policy_ + " (see docs/guard.md for the format)\n");
+}
+
+// '(a+)+$' against 40 a's and a b: std::regex backtracked for ever, the
+// guard's scan never ended and the guard did not stop on SIGTERM.
+TEST_F(GuardCli, ACatastrophicMatchNeitherHangsTheScanNorSIGTERM) {
+  cgmem::watch::testing::make_cgroup(root_ + "/" + std::string(40, 'a') + "b");
+  (void)cgmem::write_file(policy_, "[[rules]]\nname = \"r\"\nmatch = \"(a+)+$\"\naction = \"report\"\n"
+                                   "throttled_for = \"1s\"\n");
+  std::string guard = std::string(CGMEM_BINARY) + " guard --policy " + policy_ + " --root " + root_;
+  auto start = std::chrono::steady_clock::now();
+  auto o = run_shell("timeout -s KILL 20 " + guard + " --count 2 --interval 100ms >/dev/null 2>&1; echo $?");
+  EXPECT_EQ(o.text, "0\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  // Until SIGTERM: it must stop and say so within a second of it.
+  o = run_shell("( timeout -s KILL 20 " + guard + " --interval 100ms >/dev/null 2>&1 & pid=$!; sleep 1; "
+                "kill -TERM $pid; t=0; while kill -0 $pid 2>/dev/null && [ $t -lt 10 ]; do sleep 0.1; t=$((t+1)); done; "
+                "wait $pid; echo \"$? $t\" )");
+  int code = -1, tenths = -1;
+  ASSERT_EQ(std::sscanf(o.text.c_str(), "%d %d", &code, &tenths), 2) << o.text;
+  EXPECT_EQ(code, 0) << o.text;
+  EXPECT_LT(tenths, 10) << o.text;
 }
 
 TEST_F(GuardCli, CheckListsTheRules) {

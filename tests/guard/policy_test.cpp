@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace cgmem::guard {
 namespace {
 
@@ -140,6 +142,40 @@ TEST(Policy, EveryBadInputSaysWhatAndWhere) {
   EXPECT_EQ(error_of(std::string("[limits]\nburst = 1\n") + head + "action = \"report\"\n"),
             "guard policy: limits: unknown key 'burst' (limits takes per_cgroup, per_minute): p.toml "
             "(see docs/guard.md for the format)");
+}
+
+// std::regex backtracked without end on '(a+)+$' against a's and a b (the
+// guard's scan stopped for good), and recursed once per character of the
+// path ('^/.*$' on 30,000 characters: SIGSEGV).
+TEST(Policy, HostileMatchesAndPathsEndQuickly) {
+  auto policy = parse_policy("[[rules]]\nname = \"bad\"\nmatch = \"(a+)+$\"\naction = \"report\"\n"
+                             "[[rules]]\nname = \"all\"\nmatch = \"^/.*$\"\naction = \"report\"\n",
+                             "p.toml");
+  ASSERT_TRUE(policy) << policy.error().message();
+  auto start = std::chrono::steady_clock::now();
+  const Rule* r = rule_for(*policy, "/" + std::string(40, 'a') + "b");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->name, "all");
+  r = rule_for(*policy, "/" + std::string(30'000, 'x'));
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->name, "all");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+}
+
+TEST(Policy, AMatchOf100000CharactersIsAnErrorNotACrash) {
+  std::string text = "[[rules]]\nname = \"r\"\nmatch = \"" + std::string(100'000, 'a') +
+                     "\"\naction = \"report\"\n";
+  auto policy = parse_policy(text, "p.toml");
+  ASSERT_FALSE(policy);
+  EXPECT_EQ(policy.error().message(),
+            "guard policy: rule 'r'.match = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' (100000 characters) is longer "
+            "than 16384 characters: p.toml (match a shorter pattern, e.g. a common prefix ('^/kubepods') instead of "
+            "every name)");
+  std::string nested = "[[rules]]\nname = \"r\"\nmatch = \"" + std::string(5'000, '(') + std::string(5'000, ')') +
+                       "\"\naction = \"report\"\n";
+  policy = parse_policy(nested, "p.toml");  // 5,000 nested groups: RE2 takes them, without recursion
+  ASSERT_TRUE(policy) << policy.error().message();
+  EXPECT_NE(rule_for(*policy, "/a"), nullptr);
 }
 
 TEST(Policy, AMissingFileSaysSo) {

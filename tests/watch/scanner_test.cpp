@@ -181,11 +181,28 @@ TEST(Scanner, DepthAndMatchChooseTheRows) {
   auto rows = shallow->scan(kSecond);
   ASSERT_TRUE(rows);
   EXPECT_EQ(rows->size(), 2u);
-  auto matched = open_scanner({.root = tmp.path() + "/root", .match = std::regex("/b")});
+  auto matched = open_scanner({.root = tmp.path() + "/root", .match = *cgmem::Pattern::compile("/b", "--match")});
   rows = matched->scan(kSecond);
   ASSERT_TRUE(rows);
   ASSERT_EQ(rows->size(), 2u);  // /a/b and /a/b/c: the walk goes on below an unmatched /a
   EXPECT_TRUE(find(*rows, "/a/b") && find(*rows, "/a/b/c"));
+}
+
+// '^/.*$' against a path of 30,000 characters: std::regex recursed once per
+// character and overflowed the stack (SIGSEGV); the path is built from
+// nested directories, as a delegated user can.
+TEST(Scanner, AMatchOnAPathOf30000CharactersNeitherCrashesNorHangs) {
+  TempDir tmp;
+  std::string root = tmp.path() + "/root";
+  std::filesystem::create_directory(root);
+  std::string deep = testing::make_deep_tree(root, 30'000);
+  auto s = open_scanner({.root = root, .match = *cgmem::Pattern::compile("^/.*$", "--match")});
+  auto rows = s->scan(kSecond);
+  testing::remove_deep_tree(root);
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->front().path, deep);
+  EXPECT_GE(deep.size(), 30'000u);
 }
 
 TEST(Scanner, AMissingRootIsAnErrorThatSaysWhatToDo) {

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "support/temp_dir.h"
 
@@ -38,6 +39,41 @@ inline std::string make_proc(const std::string& proc) {
 inline void rewrite(int fd, const char* text, size_t size) {
   (void)::ftruncate(fd, 0);
   (void)::pwrite(fd, text, size, 0);
+}
+
+// A chain of directories under ROOT whose path below it is at least CHARS
+// long ("/ddd.../ddd..."), made with mkdirat level by level (one absolute
+// path may not pass 4096 bytes); the deepest holds a memory.current.
+// Returns the relative path. remove_deep_tree takes it away again
+// (std::filesystem::remove_all cannot: it walks by absolute paths).
+inline std::string make_deep_tree(const std::string& root, size_t chars) {
+  const std::string name(250, 'd');
+  std::string rel;
+  int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  while (fd >= 0 && rel.size() < chars) {
+    (void)::mkdirat(fd, name.c_str(), 0755);
+    int child = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(fd);
+    fd = child;
+    rel += "/" + name;
+  }
+  int file = ::openat(fd, "memory.current", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  (void)::write(file, "4096\n", 5);
+  ::close(file);
+  ::close(fd);
+  return rel;
+}
+
+inline void remove_deep_tree(const std::string& root) {
+  const std::string name(250, 'd');
+  std::vector<int> fds{::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  while (fds.back() >= 0) fds.push_back(::openat(fds.back(), name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  fds.pop_back();
+  for (size_t i = fds.size(); i-- > 0;) {
+    if (i + 1 == fds.size()) (void)::unlinkat(fds[i], "memory.current", 0);
+    if (i > 0) (void)::unlinkat(fds[i - 1], name.c_str(), AT_REMOVEDIR);
+    ::close(fds[i]);
+  }
 }
 
 }  // namespace cgmem::watch::testing

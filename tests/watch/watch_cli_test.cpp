@@ -135,6 +135,22 @@ TEST_F(WatchCli, ErrorsSayWhatWasTriedAndWhatToDo) {
   EXPECT_EQ(interval.text.rfind("cgmem: error: ", 0), 0u) << interval.text;
 }
 
+// std::regex overflowed the stack on both (SIGSEGV, no message).
+TEST_F(WatchCli, AHostileMatchIsAnErrorOrAMatchNeverACrash) {
+  auto huge = run_cgmem("watch --root " + root_ + " --count 1 --match " + std::string(100'000, 'a'));
+  EXPECT_EQ(huge.code, 2);
+  EXPECT_EQ(huge.text,
+            "cgmem: error: --match 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' (100000 characters) is longer than "
+            "16384 characters (match a shorter pattern, e.g. a common prefix ('^/kubepods') instead of every name)\n");
+  std::string deep = cgmem::watch::testing::make_deep_tree(root_, 30'000);
+  auto o = run_cgmem_split("watch --root " + root_ + " --json --count 1 --match '^/d.*$'");
+  cgmem::watch::testing::remove_deep_tree(root_);
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto rows = json_lines(o.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["cgroup"], deep);
+}
+
 TEST_F(WatchCli, TopOnceIsAPlainTableOf80Columns) {
   cgmem::watch::testing::make_cgroup(root_ + "/a/with/a/rather/long/path/below/it/that/does/not/fit");
   auto out = run_cgmem_split("top --once --root " + root_ + " --interval 100ms");
