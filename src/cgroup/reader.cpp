@@ -1,28 +1,57 @@
 #include "cgroup/reader.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "common/file.h"
+
 namespace cgmem::cgroup {
 
-Result<std::string> read_text_at(int dir_fd, const std::string& name, const std::string& display) {
-  Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return sys_error("open", display);
+namespace {
+
+// A regular file opened non-blocking (common/file.h); below a directory fd
+// never through a symlink, a path given whole may end in one (/boot/config).
+Result<Fd> open_text(int dir_fd, const std::string& name, const std::string& display) {
+  unsigned mode = 0;
+  Fd fd = dir_fd == AT_FDCWD ? Fd(::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY))
+                             : open_tree_file(dir_fd, name.c_str(), &mode);
+  if (fd.valid() && dir_fd == AT_FDCWD) {
+    struct stat st{};
+    if (::fstat(fd.get(), &st) != 0) return sys_error("stat", display);
+    if (!S_ISREG(st.st_mode)) mode = st.st_mode, fd.reset(), errno = EINVAL;
+  }
+  if (fd.valid()) return fd;
+  if (mode) return fail("read " + display + ": it is " + file_kind(mode) + ", not a regular file");
+  return sys_error("open", display);
+}
+
+}  // namespace
+
+Result<std::string> read_text_at(int dir_fd, const std::string& name, const std::string& display,
+                                 uint64_t max_bytes) {
+  auto fd = open_text(dir_fd, name, display);
+  if (!fd) return std::unexpected(fd.error());
   std::string out;
   char chunk[4096];
   for (;;) {
-    ssize_t n = ::read(fd.get(), chunk, sizeof chunk);
+    ssize_t n = ::read(fd->get(), chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return sys_error("read", display);
     if (n == 0) break;
+    if (out.size() + static_cast<size_t>(n) > max_bytes)
+      return fail("read " + display + ": it is larger than " + std::to_string(max_bytes) + " bytes, more than a " +
+                  "control file holds");
     out.append(chunk, static_cast<size_t>(n));
   }
   return out;
 }
 
-Result<std::string> read_text(const std::string& path) { return read_text_at(AT_FDCWD, path, path); }
+Result<std::string> read_text(const std::string& path, uint64_t max_bytes) {
+  return read_text_at(AT_FDCWD, path, path, max_bytes);
+}
 
 int write_text_at(int dir_fd, const char* name, std::string_view text) noexcept {
   int fd = ::openat(dir_fd, name, O_WRONLY | O_CLOEXEC);
@@ -37,9 +66,9 @@ int write_text_at(int dir_fd, const char* name, std::string_view text) noexcept 
 }
 
 Result<FileReader> FileReader::open(int dir_fd, const std::string& name, const std::string& display) {
-  Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return sys_error("open", display);
-  return FileReader(std::move(fd), display);
+  auto fd = open_text(dir_fd, name, display);
+  if (!fd) return std::unexpected(fd.error());
+  return FileReader(std::move(*fd), display);
 }
 
 Result<FileReader> FileReader::open(const std::string& path) { return open(AT_FDCWD, path, path); }

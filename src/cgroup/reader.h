@@ -8,6 +8,7 @@
 // change a throttled task's 17 sleeps per op).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,11 +19,20 @@
 
 namespace cgmem::cgroup {
 
-// Reads a whole file relative to dir_fd (AT_FDCWD for an absolute path).
-// `display` is the path errors name. ENOENT/ENODEV mean the file or its
-// cgroup vanished: see Error::vanished().
-Result<std::string> read_text_at(int dir_fd, const std::string& name, const std::string& display);
-Result<std::string> read_text(const std::string& path);
+// The most a control file read whole may hold: cgroup.procs listing every
+// pid there can be (pid_max at most 2^22, 8 bytes a line). A longer file is
+// an error that says so, never a silent cut.
+inline constexpr uint64_t kMaxText = uint64_t{32} << 20;
+
+// Reads a whole file relative to dir_fd (AT_FDCWD for an absolute path),
+// opened non-blocking and only when it is a regular file (common/file.h:
+// a FIFO or /dev/zero in a control file's place is an error, never a hang
+// or an endless read); below a dir_fd, never through a symlink. `display`
+// is the path errors name. ENOENT/ENODEV mean the file or its cgroup
+// vanished: see Error::vanished().
+Result<std::string> read_text_at(int dir_fd, const std::string& name, const std::string& display,
+                                 uint64_t max_bytes = kMaxText);
+Result<std::string> read_text(const std::string& path, uint64_t max_bytes = kMaxText);
 
 // Writes text to an existing file (no O_CREAT, no O_TRUNC: cgroupfs files
 // take one write each). Returns 0 or the errno.
@@ -30,7 +40,8 @@ int write_text_at(int dir_fd, const char* name, std::string_view text) noexcept;
 
 class FileReader {
  public:
-  // Opens name relative to dir_fd (O_RDONLY|O_CLOEXEC); display names it in errors.
+  // Opens name relative to dir_fd (O_RDONLY|O_CLOEXEC, non-blocking, a
+  // regular file only); display names it in errors.
   static Result<FileReader> open(int dir_fd, const std::string& name, const std::string& display);
   static Result<FileReader> open(const std::string& path);
 

@@ -88,7 +88,8 @@ int run_build(const BuildArgs& a, bool json) {
 int run_list(bool json) {
   auto kernels = kernel::kernels_dir();
   if (!kernels) return print_error(kernels.error()), kUnavailable;
-  auto entries = kernel::list_entries(*kernels);
+  auto listing = kernel::list_cache(*kernels);
+  const auto& entries = listing.entries;
   // "current": built from this cgmem's fragment and patch and the installed
   // source. Without the source package that cannot be said.
   auto source = kernel::debian_source();
@@ -101,10 +102,17 @@ int run_list(bool json) {
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& e : entries) out.push_back(entry_json(e, current(e)));
-    fmt::print("{}\n", nlohmann::json{{"cache", *kernels}, {"kernels", out}}.dump(2));
+    nlohmann::json bad = nlohmann::json::array();
+    for (const auto& b : listing.bad) bad.push_back({{"dir", b.dir}, {"reason", b.reason}});
+    fmt::print("{}\n", nlohmann::json{{"cache", *kernels}, {"kernels", out}, {"bad", bad}}.dump(2));
     return kOk;
   }
+  // A damaged entry is named with its reason and never used; the others are listed.
+  auto print_bad = [&] {
+    for (const auto& b : listing.bad) fmt::print("not a kernel: {}: {}\n", b.dir, b.reason);
+  };
   if (entries.empty()) {
+    print_bad();
     fmt::print("no kernels built in {}\nbuild one: cgmem kernel build --hz 1000 --patch memory-high-throttle\n",
                *kernels);
     return kOk;
@@ -117,6 +125,7 @@ int run_list(bool json) {
     fmt::print("{:<18} {:<13} {:>5} {:<21} {:<20} {:>6} {:<8}\n", e.name, e.key, e.hz,
                e.patch.empty() ? "-" : e.patch, e.built_at, minutes(e.seconds), state);
   }
+  print_bad();
   fmt::print("cache: {}\n", *kernels);
   return kOk;
 }

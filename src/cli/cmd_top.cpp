@@ -214,6 +214,10 @@ int run_top(std::span<char*> args) {
     print_error("--json needs --once (or use `cgmem watch --json`)");
     return kUsage;
   }
+  if (app.count("--from") && from.empty()) {
+    print_error("--from needs a directory");
+    return kUsage;
+  }
 
   std::unique_ptr<watch::Scanner> scanner;
   std::vector<Row> rows;

@@ -2,7 +2,9 @@
 // are throttled, thrashing, at their limit or killed, with the evidence.
 // JSON lines for machines (docs/watch.md), a line per cgroup that is not ok
 // for people; a snapshot to save a tree and replay it later.
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -63,6 +65,13 @@ int write_snapshot(const std::string& out, const TreeSetup& setup, const Output&
     print_error(e);
     return kFailure;
   };
+  // Everything the snapshot writes is made below this one descriptor.
+  if (::mkdir(tmp.c_str(), 0755) != 0) {
+    print_error(sys_error("create the snapshot directory", tmp, "check that its parent is writable").error());
+    return kFailure;
+  }
+  Fd tmp_fd(::open(tmp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!tmp_fd.valid()) return fail_with(sys_error("open the snapshot directory", tmp).error());
   auto scanner = watch::Scanner::open(setup.options);
   if (!scanner) return fail_with(scanner.error());
   watch::SnapshotMeta meta;
@@ -79,7 +88,7 @@ int write_snapshot(const std::string& out, const TreeSetup& setup, const Output&
     auto scanned = (*scanner)->scan(meta.t_ns[i]);
     if (!scanned) return fail_with(scanned.error());
     rows = *scanned;
-    if (auto r = watch::copy_sample(**scanner, rows, tmp + "/" + std::to_string(i), setup.options.proc_root); !r)
+    if (auto r = watch::copy_sample(**scanner, rows, tmp_fd.get(), std::to_string(i), setup.options.proc_root); !r)
       return fail_with(r.error());
   }
   if (auto r = watch::write_snapshot_meta(tmp, meta); !r) return fail_with(r.error());
@@ -161,6 +170,13 @@ int run_watch(std::span<char*> args) {
   app.add_option("--once", once, "classify a saved snapshot directory and exit");
   app.get_option("--once")->excludes("--snapshot");
   if (int code = parse(app, args); code >= 0) return code;
+  // An empty value is a mistake (an unset shell variable), not "watch live".
+  for (const char* flag : {"--once", "--snapshot"}) {
+    if (app.count(flag) && (std::string_view(flag) == "--once" ? once : snapshot).empty()) {
+      print_error(fmt::format("{} needs a directory", flag));
+      return kUsage;
+    }
+  }
 
   if (!once.empty()) {
     auto replay = replay_snapshot(once, flags);

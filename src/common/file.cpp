@@ -1,6 +1,8 @@
 #include "common/file.h"
 
 #include <fcntl.h>
+#include <cerrno>
+#include <climits>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,18 +10,47 @@
 
 namespace cgmem {
 
-namespace {
-
-std::string kind_of(mode_t mode) {
+std::string file_kind(unsigned mode) {
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
   return "not a regular file";
 }
 
-}  // namespace
+Fd open_tree_file(int dir_fd, const char* name, unsigned* mode) noexcept {
+  Fd fd(::openat(dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) return fd;
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) return Fd();
+  if (S_ISREG(st.st_mode)) return fd;
+  if (mode) *mode = st.st_mode;
+  errno = EINVAL;
+  return Fd();
+}
+
+Fd open_dir_beneath(int dir_fd, std::string_view rel, bool create) noexcept {
+  Fd dir(::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0));
+  char name[NAME_MAX + 1];
+  while (dir.valid()) {
+    size_t start = rel.find_first_not_of('/');
+    if (start == std::string_view::npos) break;
+    rel.remove_prefix(start);
+    std::string_view part = rel.substr(0, rel.find('/'));
+    rel.remove_prefix(part.size());
+    if (part.size() > NAME_MAX || part == "." || part == "..") {
+      errno = part.size() > NAME_MAX ? ENAMETOOLONG : EINVAL;
+      return Fd();
+    }
+    part.copy(name, part.size());
+    name[part.size()] = '\0';
+    if (create && ::mkdirat(dir.get(), name, 0755) != 0 && errno != EEXIST) return Fd();
+    dir.reset(::openat(dir.get(), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  }
+  return dir;
+}
 
 Result<Fd> open_regular(const std::string& path, std::string_view what) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
@@ -27,7 +58,7 @@ Result<Fd> open_regular(const std::string& path, std::string_view what) {
   struct stat st{};
   if (::fstat(fd.get(), &st) != 0) return sys_error(fmt::format("stat {}", what), path);
   if (!S_ISREG(st.st_mode))
-    return fail(fmt::format("{} is {}", what, kind_of(st.st_mode)), path, "give the path of a regular file");
+    return fail(fmt::format("{} is {}", what, file_kind(st.st_mode)), path, "give the path of a regular file");
   // Back to blocking reads: O_NONBLOCK was only there so open() cannot hang.
   ::fcntl(fd.get(), F_SETFL, 0);
   return fd;

@@ -23,6 +23,25 @@ inline constexpr uint64_t kDefaultMaxInput = uint64_t{64} << 20;  // specs, clai
 // errors ("the matrix spec", "the claim file").
 Result<Fd> open_regular(const std::string& path, std::string_view what);
 
+// Opens NAME below DIR_FD (AT_FDCWD: NAME is a path) for reading, as every
+// reader of a tree someone else hands cgmem (a cgroup tree given with
+// --root, a saved snapshot, /proc) opens a file: O_NONBLOCK so a FIFO cannot
+// hang the open, O_NOFOLLOW so a symlink in the file's place is never
+// followed (ELOOP), and only a regular file (cgroupfs and /proc files are;
+// a FIFO, a device or a directory fails with EINVAL and its st_mode in
+// *mode). Reads stay non-blocking: a regular file never blocks. Never
+// allocates.
+Fd open_tree_file(int dir_fd, const char* name, unsigned* mode = nullptr) noexcept;
+
+// REL ("a/b", "/a/b"; "" or "/": DIR_FD itself) below DIR_FD, opened one
+// name at a time with O_NOFOLLOW|O_DIRECTORY, so neither a symlink nor ".."
+// on the way leads out of the tree; with `create`, each missing directory is
+// made (mode 0755). An invalid Fd with errno set (EINVAL: a "." or ".." name).
+Fd open_dir_beneath(int dir_fd, std::string_view rel, bool create = false) noexcept;
+
+// "a FIFO", "a directory", ...: what a file that is not regular is, for errors.
+std::string file_kind(unsigned mode);
+
 // The whole of a regular file of at most `max_bytes`.
 Result<std::string> read_file(const std::string& path, std::string_view what, uint64_t max_bytes = kDefaultMaxInput);
 

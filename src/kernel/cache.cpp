@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <cstring>
+#include <stdexcept>
+
+#include "common/file.h"
 
 #include "kernel/inputs.h"
 #include "vm/kernel.h"
@@ -30,44 +33,101 @@ std::string entry_json(const Entry& e) {
   return j.dump(2) + "\n";
 }
 
-std::optional<Entry> read_entry(const std::string& dir) {
-  std::ifstream in(dir + "/" + kEntryFile);
-  if (!in) return std::nullopt;
-  auto j = nlohmann::json::parse(in, nullptr, false);
-  if (!j.is_object() || !j.contains("name") || !j.contains("key")) return std::nullopt;
+namespace {
+
+using Json = nlohmann::json;
+
+// Field readers: absent is the default, a value of the wrong type or out of
+// range throws a message naming the key.
+std::string text_of(const Json& j, const char* key) {
+  if (!j.contains(key)) return "";
+  if (!j[key].is_string()) throw std::runtime_error(fmt::format("{} is {}, not a string", key, j[key].dump()));
+  return j[key].get<std::string>();
+}
+
+uint64_t whole_of(const Json& j, const char* key, uint64_t most, const char* expected) {
+  if (!j.contains(key)) return 0;
+  const Json& v = j[key];
+  if (!v.is_number_unsigned() || v.get<uint64_t>() > most)
+    throw std::runtime_error(fmt::format("{} is {}, not {}", key, v.dump(), expected));
+  return v.get<uint64_t>();
+}
+
+double seconds_of(const Json& j, const char* key) {
+  if (!j.contains(key)) return 0;
+  const Json& v = j[key];
+  if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1e9)
+    throw std::runtime_error(fmt::format("{} is {}, not a duration in seconds", key, v.dump()));
+  return v.get<double>();
+}
+
+Entry parse_entry(const std::string& text, const std::string& dir) {
+  auto j = Json::parse(text, nullptr, false);
+  if (!j.is_object()) throw std::runtime_error("it is not a JSON object");
   Entry e;
   e.dir = dir;
-  e.name = j.value("name", "");
-  e.key = j.value("key", "");
-  e.hz = j.value("hz", 0);
-  e.patch = j.value("patch", "");
-  e.source_version = j.value("source_version", "");
-  e.release = j.value("release", "");
-  e.built_at = j.value("built_at", "");
-  e.seconds = j.value("seconds", 0.0);
-  e.jobs = j.value("jobs", 0u);
-  e.objects = j.value("objects", uint64_t{0});
-  e.image_bytes = j.value("image_bytes", uint64_t{0});
-  if (!fs::exists(e.image())) return std::nullopt;
+  e.name = text_of(j, "name");
+  e.key = text_of(j, "key");
+  if (e.name.empty() || e.key.empty()) throw std::runtime_error("it has no name or no key");
+  e.hz = int(whole_of(j, "hz", 10000, "a CONFIG_HZ (1 to 10000)"));
+  if (j.contains("hz") && e.hz == 0) throw std::runtime_error("hz is 0, not a CONFIG_HZ (1 to 10000)");
+  e.patch = text_of(j, "patch");
+  e.source_version = text_of(j, "source_version");
+  e.release = text_of(j, "release");
+  e.built_at = text_of(j, "built_at");
+  e.seconds = seconds_of(j, "seconds");
+  e.jobs = unsigned(whole_of(j, "jobs", 4096, "a number of jobs (0 to 4096)"));
+  e.objects = whole_of(j, "objects", UINT64_MAX, "a count of files");
+  e.image_bytes = whole_of(j, "image_bytes", UINT64_MAX, "a size in bytes");
   return e;
 }
 
-std::vector<Entry> list_entries(const std::string& kernels) {
-  std::vector<Entry> entries;
+// What is wrong with an entry, without its path (the listing gives the directory).
+std::string reason_of(const Error& e) {
+  return e.err ? fmt::format("{}: {}", e.what, std::strerror(e.err)) : e.what;
+}
+
+}  // namespace
+
+Result<Entry> read_entry(const std::string& dir) {
+  std::string path = dir + "/" + kEntryFile;
+  auto text = read_file(path, kEntryFile, kMaxEntryFile);
+  if (!text) return std::unexpected(text.error());
+  Entry e;
+  try {
+    e = parse_entry(*text, dir);
+  } catch (const std::exception& ex) {
+    return fail(fmt::format("{}: {}", kEntryFile, ex.what()), path, "build it again with --force");
+  }
+  // Only a regular file is a kernel (a directory or a FIFO named bzImage is not).
+  std::error_code ec;
+  auto image = fs::symlink_status(e.image(), ec);
+  if (ec || !fs::is_regular_file(image))
+    return fail(ec ? "bzImage is missing" : "bzImage is not a regular file", e.image(), "build it again with --force");
+  return e;
+}
+
+Listing list_cache(const std::string& kernels) {
+  Listing listing;
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(kernels, ec)) {
     if (!item.is_directory(ec) || item.path().filename().string().starts_with(".")) continue;
-    if (auto entry = read_entry(item.path().string())) entries.push_back(std::move(*entry));
+    auto entry = read_entry(item.path().string());
+    if (entry) listing.entries.push_back(std::move(*entry));
+    else if (entry.error().err != ENOENT) listing.bad.push_back({item.path().string(), reason_of(entry.error())});
   }
-  std::ranges::sort(entries, [](const Entry& a, const Entry& b) {
+  std::ranges::sort(listing.entries, [](const Entry& a, const Entry& b) {
     return a.name != b.name ? a.name < b.name : a.built_at > b.built_at;
   });
-  return entries;
+  std::ranges::sort(listing.bad, {}, &BadEntry::dir);
+  return listing;
 }
+
+std::vector<Entry> list_entries(const std::string& kernels) { return list_cache(kernels).entries; }
 
 std::optional<Entry> find_entry(const std::string& kernels, const std::string& name, const std::string& key) {
   auto entry = read_entry(kernels + "/" + name + "-" + key);
-  if (entry && entry->name == name && entry->key == key) return entry;
+  if (entry && entry->name == name && entry->key == key) return *entry;
   return std::nullopt;
 }
 

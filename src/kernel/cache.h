@@ -40,10 +40,23 @@ struct Entry {
 // $XDG_CACHE_HOME/cgmem/kernels (from vm::cache_dir).
 Result<std::string> kernels_dir();
 
-// Every built kernel in `kernels`, by name then newest first. Directories
-// without a readable build.json (Debian packages, half-written ones) are not
-// entries.
-std::vector<Entry> list_entries(const std::string& kernels);
+// A directory with a build.json that is not a whole entry, and why.
+struct BadEntry {
+  std::string dir;
+  std::string reason;  // "build.json: hz is 1180591620717411303424, not a CONFIG_HZ (1 to 10000)"
+};
+
+struct Listing {
+  std::vector<Entry> entries;  // by name then newest first
+  std::vector<BadEntry> bad;   // by directory
+};
+
+// Every built kernel in `kernels`. Directories without a build.json (Debian
+// packages, half-written ones) are not entries; one whose build.json cannot
+// be read or says what no build writes, or whose bzImage is not a regular
+// file, is a bad entry: listed with its reason, never used.
+Listing list_cache(const std::string& kernels);
+std::vector<Entry> list_entries(const std::string& kernels);  // list_cache(kernels).entries
 
 // The entry NAME-KEY, if it is there and whole.
 std::optional<Entry> find_entry(const std::string& kernels, const std::string& name, const std::string& key);
@@ -54,8 +67,14 @@ std::optional<Entry> find_entry(const std::string& kernels, const std::string& n
 Result<Entry> resolve_entry(const std::string& kernels, const std::string& name,
                             const std::optional<std::string>& current_key);
 
-// build.json <-> Entry.
+// The most a build.json may hold (it is about 400 bytes).
+inline constexpr uint64_t kMaxEntryFile = 1 << 20;
+
+// build.json <-> Entry. read_entry reads DIR/build.json (a regular file,
+// opened non-blocking, of at most kMaxEntryFile) with every field's type
+// and range checked; the error's `what` says which is wrong, and `err` is
+// ENOENT when there is no build.json at all.
 std::string entry_json(const Entry& entry);
-std::optional<Entry> read_entry(const std::string& dir);
+Result<Entry> read_entry(const std::string& dir);
 
 }  // namespace cgmem::kernel

@@ -32,6 +32,15 @@ namespace cgmem::model {
 // MEMCG_CHARGE_BATCH: the pages a charge takes at once into the per-CPU stock.
 inline constexpr uint32_t kChargeBatch = 64;
 
+// The HZ and page sizes a record may name (meta.json, snapshot.json): every
+// reader of a saved record checks them before the model divides by them.
+inline constexpr int64_t kMinHz = 1, kMaxHz = 10000;
+inline constexpr uint64_t kMinPageSize = 4096, kMaxPageSize = uint64_t{1} << 21;
+constexpr bool plausible_hz(int64_t hz) { return hz >= kMinHz && hz <= kMaxHz; }
+constexpr bool plausible_page_size(uint64_t bytes) {
+  return bytes >= kMinPageSize && bytes <= kMaxPageSize && (bytes & (bytes - 1)) == 0;
+}
+
 // Constants of one kernel build.
 struct Kernel {
   uint32_t hz = 1000;            // CONFIG_HZ: 100, 250, 300 or 1000 on x86

@@ -10,6 +10,7 @@
 
 #include "report/json_get.h"
 #include "report/jsonl.h"
+#include "model/penalty.h"
 #include "report/read_ops.h"
 #include "run_format/run_format.h"
 
@@ -94,10 +95,10 @@ Result<void> check_meta(const Json& j, const std::string& path) {
   const Json* limits = child(j, "limits");
   const Json* spec = child(j, "spec");
   auto page = get_u64(host ? *host : empty, "page_size");
-  if (host && child(*host, "page_size") && (!page || *page < 4096 || *page > (1u << 21) || (*page & (*page - 1))))
+  if (host && child(*host, "page_size") && (!page || !model::plausible_page_size(*page)))
     return bad_meta(path, "host.page_size", *child(*host, "page_size"), "a page size (a power of two, 4096 to 2097152)");
   auto hz = get_i64(host ? *host : empty, "hz");
-  if (host && child(*host, "hz") && !child(*host, "hz")->is_null() && (!hz || *hz < 1 || *hz > 10000))
+  if (host && child(*host, "hz") && !child(*host, "hz")->is_null() && (!hz || !model::plausible_hz(*hz)))
     return bad_meta(path, "host.hz", *child(*host, "hz"), "a CONFIG_HZ (1 to 10000)");
   for (const char* key : {"max", "high", "swap_max"}) {
     const Json* v = limits ? child(*limits, key) : nullptr;

@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <array>
 #include <unordered_map>
 
 #include "common/clock.h"
+#include "common/file.h"
 #include "cgroup/reader.h"
 #include "common/text.h"
 
@@ -73,14 +75,21 @@ size_t raise_fd_limit(size_t wanted) {
   return limit.rlim_cur;
 }
 
-// The id a snapshot saved for the directory (Identity::saved).
+// The id a snapshot saved for the directory (Identity::saved): one number,
+// so a file that fills the buffer is not one.
 std::optional<uint64_t> saved_id(int dir_fd) {
   std::array<char, 32> buffer;
-  Fd fd(::openat(dir_fd, "cgmem.inode", O_RDONLY | O_CLOEXEC));
+  Fd fd = open_tree_file(dir_fd, "cgmem.inode");
   if (!fd.valid()) return std::nullopt;
   ssize_t n = ::pread(fd.get(), buffer.data(), buffer.size(), 0);
-  if (n <= 0) return std::nullopt;
-  return to_u64(trim_end(std::string_view(buffer.data(), size_t(n))));
+  if (n <= 0 || size_t(n) == buffer.size()) return std::nullopt;
+  return parse_saved_id(std::string_view(buffer.data(), size_t(n)));
+}
+
+// A subdirectory, never through a symlink (a copied tree may hold one where a
+// cgroup was).
+int open_subdir(int dir_fd, const char* name) {
+  return ::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 bool vanished_errno(int err) { return err == ENOENT || err == ENODEV || err == ESRCH; }
@@ -93,10 +102,12 @@ bool under_pressure(const Rates& r) {
 
 }  // namespace
 
+std::optional<uint64_t> parse_saved_id(std::string_view text) noexcept { return to_u64(trim_end(text)); }
+
 Scanner::Scanner(ScanOptions options)
     : options_(std::move(options)),
       dirents_(32768),
-      text_(16384),
+      text_(kFileText),
       events_(16384),
       index_(std::make_unique<Index>()) {}
 
@@ -131,6 +142,25 @@ Result<std::unique_ptr<Scanner>> Scanner::open(ScanOptions options) {
 
 int Scanner::event_fd() const { return inotify_fd_.get(); }
 
+// The cgroup's directory: its own descriptor while the budget allowed one,
+// else opened again below the root for this read (held by `scratch`).
+int Scanner::dir_of(const Entry& e, Fd& scratch) {
+  if (e.dir_fd.valid()) return e.dir_fd.get();
+  scratch = open_dir_beneath(entries_[0]->dir_fd.get(), e.rel);
+  if (!scratch.valid() && (errno == EMFILE || errno == ENFILE)) ++stats_.skipped;
+  return scratch.get();
+}
+
+Fd Scanner::open_cgroup_dir(std::string_view rel) const { return open_dir_beneath(entries_[0]->dir_fd.get(), rel); }
+
+// Past the descriptor budget a directory is not kept open (a tree with more
+// cgroups than ulimit -n is read all the same, a little slower).
+void Scanner::hold_or_close(Entry& e) {
+  if (!e.dir_fd.valid()) return;
+  if (fds_open_ < fd_budget_) ++fds_open_;
+  else e.dir_fd.reset();
+}
+
 // Runs after a walk has opened every directory, so directories come first
 // and files take what the descriptor budget leaves.
 void Scanner::open_files(Entry& e) {
@@ -142,21 +172,23 @@ void Scanner::open_files(Entry& e) {
     return;
   }
   // No memory.current: the memory controller is off here (or the root); tried again next scan.
-  Fd current(::openat(e.dir_fd.get(), kFileNames[0], O_RDONLY | O_CLOEXEC));
+  Fd dir_scratch;
+  int dir = dir_of(e, dir_scratch);
+  Fd current = open_tree_file(dir, kFileNames[0]);
   e.reported = current.valid();
   if (!e.reported) return;
   ++rows_held_;
-  e.preopened = fds_open_ + kFileCount + kDirHeadroom <= fd_budget_;
+  e.preopened = e.dir_fd.valid() && fds_open_ + kFileCount + kDirHeadroom <= fd_budget_;
   if (e.preopened) {
     e.fds[0] = std::move(current);
     for (size_t i = 0; i < kFileCount; ++i) {
-      if (i > 0) e.fds[i].reset(::openat(e.dir_fd.get(), kFileNames[i], O_RDONLY | O_CLOEXEC));
+      if (i > 0) e.fds[i] = open_tree_file(dir, kFileNames[i]);
       if (e.fds[i].valid()) ++fds_open_;
     }
   }
   if (e.reported && inotify_fd_.valid() && e.wd < 0) {
     std::string events = e.path + "/" + kFileNames[size_t(File::events)];
-    e.wd = ::inotify_add_watch(inotify_fd_.get(), events.c_str(), IN_MODIFY);
+    e.wd = ::inotify_add_watch(inotify_fd_.get(), events.c_str(), IN_MODIFY | IN_DONT_FOLLOW);
     if (e.wd >= 0) index_->by_wd[e.wd] = &e;
     else ++stats_.watch_failures;
   }
@@ -165,7 +197,7 @@ void Scanner::open_files(Entry& e) {
 // Watches a directory for new subdirectories, within --depth.
 void Scanner::watch_dir(Entry& e) {
   if (!inotify_fd_.valid() || (options_.max_depth >= 0 && e.depth >= options_.max_depth)) return;
-  e.dir_wd = ::inotify_add_watch(inotify_fd_.get(), e.path.c_str(), IN_CREATE | IN_ONLYDIR);
+  e.dir_wd = ::inotify_add_watch(inotify_fd_.get(), e.path.c_str(), IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW);
   if (e.dir_wd >= 0) index_->by_dir_wd[e.dir_wd] = &e;
   else ++stats_.watch_failures;
 }
@@ -173,8 +205,12 @@ void Scanner::watch_dir(Entry& e) {
 // id 0: not known yet (a directory reported by inotify): read with fstat.
 Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id) {
   auto e = std::make_unique<Entry>();
-  e->dir_fd.reset(::openat(p.dir_fd.get(), std::string(name).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!e->dir_fd.valid()) {  // removed since getdents, unreadable, or out of descriptors
+  if (name.empty() || name.size() > NAME_MAX || name == "." || name == ".." || name.find('/') != name.npos)
+    return nullptr;  // inotify and getdents give neither; a name is one path component
+  Fd parent_scratch;
+  int parent_dir = dir_of(p, parent_scratch);
+  e->dir_fd.reset(open_subdir(parent_dir, std::string(name).c_str()));
+  if (!e->dir_fd.valid()) {  // removed since getdents, unreadable, a symlink, or out of descriptors
     if (errno == EMFILE || errno == ENFILE) ++stats_.skipped;
     return nullptr;
   }
@@ -192,7 +228,7 @@ Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id)
       return nullptr;
     }
   }
-  ++fds_open_;
+  hold_or_close(*e);
   e->path = p.path + "/" + std::string(name);
   e->rel = (p.rel == "/" ? "" : p.rel) + "/" + std::string(name);
   e->id = id;
@@ -214,7 +250,9 @@ Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id)
 // getdents over its ~50 control files. (Filesystems that report 1 for
 // directories, btrfs, are always listed.)
 void Scanner::walk_children(size_t index) {
-  int fd = entries_[index]->dir_fd.get();
+  Fd scratch;
+  int fd = dir_of(*entries_[index], scratch);
+  if (fd < 0) return;
   struct stat st{};
   if (::fstat(fd, &st) == 0 && st.st_nlink == 2) return;
   if (::lseek(fd, 0, SEEK_SET) != 0) return;
@@ -266,7 +304,7 @@ void Scanner::drop_removed() {
       index_->by_dir_wd.erase(e->dir_wd);
       ::inotify_rm_watch(inotify_fd_.get(), e->dir_wd);
     }
-    fds_open_ -= 1 + size_t(std::count_if(e->fds.begin(), e->fds.end(), [](const Fd& fd) { return fd.valid(); }));
+    fds_open_ -= size_t(e->dir_fd.valid()) + size_t(std::count_if(e->fds.begin(), e->fds.end(), [](const Fd& fd) { return fd.valid(); }));
   }
   std::erase_if(entries_, [](const std::unique_ptr<Entry>& e) { return e->removed; });
 }
@@ -276,11 +314,13 @@ void Scanner::drop_removed() {
 void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
   Sample s;
   s.t_ns = now_ns;
-  bool vanished = false;
+  Fd dir_scratch;
+  int dir = e.preopened ? -1 : dir_of(e, dir_scratch);
+  bool vanished = !e.preopened && dir < 0 && vanished_errno(errno);
   for (size_t i = 0; i < kFileCount && !vanished; ++i) {
     Fd opened_here;  // when the files are not kept open
     if (!e.preopened) {
-      opened_here.reset(::openat(e.dir_fd.get(), kFileNames[i], O_RDONLY | O_CLOEXEC));
+      opened_here = open_tree_file(dir, kFileNames[i]);
       if (!opened_here.valid() && i == 0 && vanished_errno(errno)) vanished = true;
       if (!opened_here.valid() && errno != ENOENT && !vanished_errno(errno)) s.unreadable |= bit(File(i));
     }
@@ -294,6 +334,9 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
       if (!vanished) s.unreadable |= bit(File(i));  // EISDIR, EIO: there, but no value
       continue;
     }
+    // A file that fills the buffer may be longer: not read, as one that is
+    // malformed (no control file is near kFileText).
+    if (size_t(n) == text_.size()) continue;
     parse_into(s, File(i), std::string_view(text_.data(), size_t(n)));
   }
   if (vanished) {
@@ -313,7 +356,7 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
   row.path = e.rel, row.id = e.id, row.sample = s, row.from_event = from_event;
   if (e.has_prev) row.rates = rates_between(e.prev, s);
   if (options_.read_tasks && e.has_prev && under_pressure(row.rates))
-    row.tasks = read_tasks(e.dir_fd.get(), options_.proc_root, text_);
+    row.tasks = read_tasks(e.preopened ? e.dir_fd.get() : dir, options_.proc_root, text_);
   Verdict v = classify(s, row.rates,
                        {.first = !e.has_prev, .inner = e.inner, .tasks_over_high = row.tasks.over_high},
                        options_.thresholds);
@@ -395,17 +438,16 @@ std::span<const Row> Scanner::scan_events(uint64_t now_ns) {
 }
 
 Result<void> Scanner::rebase(const std::string& new_root, const std::string& new_proc_root) {
-  Fd root_fd(::open(new_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  Fd root_fd(::open(new_root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!root_fd.valid()) return sys_error("open the copy of the cgroup tree", new_root);
   fds_open_ = 0;
   for (auto& e : entries_) {
     for (Fd& fd : e->fds) fd.reset();
-    e->dir_fd.reset(e->rel == "/" ? ::dup(root_fd.get())
-                                  : ::openat(root_fd.get(), e->rel.c_str() + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    // Not in the copy (or past the budget): the next walk finds it or says gone.
+    e->dir_fd = e->rel == "/" || fds_open_ < fd_budget_ ? open_dir_beneath(root_fd.get(), e->rel) : Fd();
     e->path = e->rel == "/" ? new_root : new_root + e->rel;
     e->preopened = e->reported = e->files_tried = false;
-    if (!e->dir_fd.valid()) continue;  // not in the copy: the next walk says gone
-    ++fds_open_;
+    if (e->dir_fd.valid()) ++fds_open_;
   }
   options_.root = new_root;
   options_.proc_root = new_proc_root;

@@ -13,7 +13,15 @@
 // and a getdents per directory to find new and removed children. Directories
 // come first; files stay open while 1024 descriptors remain for directories
 // created later; past that, a cgroup's files are opened, read and closed each
-// scan (ScanStats::preopened says how many stay open). In steady
+// scan (ScanStats::preopened says how many stay open). Past the limit itself,
+// a directory is not kept open either: it is opened again below the root,
+// one component at a time, whenever it is read, so a tree of more cgroups
+// than `ulimit -n` (a saved one of 100,000 siblings) is read whole.
+//
+// Trust. A tree given with --root or saved by a snapshot may hold anything:
+// every file is opened non-blocking, never through a symlink, and read only
+// when regular (common/file.h: open_tree_file); directories are opened with
+// O_NOFOLLOW, by one name at a time. In steady
 // state (no cgroup created or removed) a scan allocates nothing: rows live
 // in a vector whose capacity is kept, paths are built once per new cgroup.
 // The tasks of a cgroup (watch/tasks.h) are read only when it shows
@@ -50,11 +58,20 @@
 
 namespace cgmem::watch {
 
+// The most of one control file a scan reads (one pread into a fixed buffer):
+// memory.stat, the longest, is about 1.5 KiB on 6.12. A file that fills it
+// is not parsed (it may be longer), and a snapshot refuses to copy it.
+inline constexpr size_t kFileText = 16384;
+
 // Where a cgroup's identity comes from.
 enum class Identity : uint8_t {
   inode,  // the directory's inode: live cgroupfs
   saved,  // the number in the directory's `cgmem.inode` file: a snapshot (watch/snapshot.h)
 };
+
+// A snapshot's cgmem.inode: "12345\n", the live directory's inode. Anything
+// else is no id (the copy's own inode stands in).
+std::optional<uint64_t> parse_saved_id(std::string_view text) noexcept;
 
 struct ScanOptions {
   std::string root;                   // a cgroup2 directory (the mount, a delegated subtree, a snapshot)
@@ -128,6 +145,10 @@ class Scanner {
   // scans again. Fails when new_root cannot be opened.
   Result<void> rebase(const std::string& new_root, const std::string& new_proc_root);
 
+  // The directory of the cgroup at REL ("/a/b", as Row::path) below the
+  // root, opened one name at a time (no symlink, no ".."); invalid when gone.
+  Fd open_cgroup_dir(std::string_view rel) const;
+
   const ScanStats& stats() const { return stats_; }
   const ScanOptions& options() const { return options_; }
 
@@ -141,6 +162,8 @@ class Scanner {
   void watch_dir(Entry& e);
   void read_entry(Entry& e, uint64_t now_ns, bool from_event);
   void open_files(Entry& e);
+  int dir_of(const Entry& e, Fd& scratch);
+  void hold_or_close(Entry& e);
   void drop_removed();
 
   ScanOptions options_;

@@ -1,60 +1,93 @@
 #include "watch/snapshot.h"
 
-#include <filesystem>
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cgroup/reader.h"
+#include "common/file.h"
 #include "common/text.h"
 
 namespace cgmem::watch {
 namespace {
 
-namespace fs = std::filesystem;
-
-Result<void> write_file(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return fail("write the snapshot file", path, "is there room on that disk?");
+// A file the snapshot writes, in a directory it made itself below OUT:
+// created fresh (O_EXCL: a pid two cgroups list is copied once), never
+// through a symlink.
+Result<void> write_at(int dir_fd, const char* name, std::string_view text, const std::string& display) {
+  Fd fd(::openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!fd.valid() && errno == EEXIST) return {};
+  if (!fd.valid()) return sys_error("create the snapshot file", display, "check that the directory is writable");
+  if (!write_all(fd.get(), text)) return sys_error("write the snapshot file", display, "is there room on that disk?");
   return {};
 }
 
-// Copies one file; a file that vanished or cannot be read is left out, as
-// the scan leaves it out.
-Result<void> copy_text(const std::string& from, const std::string& to) {
-  auto text = cgroup::read_text(from);
+// Copies one file of at most max_bytes. One that vanished or cannot be read
+// is left out, as the scan leaves it out; one that is not a regular file or
+// is longer than a scan reads is an error that says so.
+Result<void> copy_at(int from_dir, const char* name, int to_dir, uint64_t max_bytes, const std::string& display) {
+  auto text = cgroup::read_text_at(from_dir, name, display, max_bytes);
+  if (!text && text.error().err == 0) return std::unexpected(text.error());
   if (!text) return {};
-  return write_file(to, *text);
+  return write_at(to_dir, name, *text, display);
+}
+
+// A pid as cgroup.procs gives it: decimal digits, at most pid_max (2^22).
+// Nothing else in the file names a directory of the snapshot.
+std::optional<uint32_t> pid_of(std::string_view line) {
+  if (line.empty() || line.size() > 7 || line.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  auto pid = to_u64(line);
+  if (!pid || *pid == 0 || *pid > (uint64_t{1} << 22)) return std::nullopt;
+  return uint32_t(*pid);
+}
+
+// PROC/PID/{stat,wchan} of each pid in procs, into OUT/proc/PID.
+Result<void> copy_tasks(std::string_view procs, int proc_dir, int out_proc, const std::string& proc_root) {
+  while (!procs.empty()) {
+    auto pid = pid_of(trim(next_line(procs)));
+    if (!pid) continue;
+    std::string name = std::to_string(*pid);
+    Fd from = open_dir_beneath(proc_dir, name);
+    if (!from.valid()) continue;  // exited since
+    Fd to = open_dir_beneath(out_proc, name, true);
+    if (!to.valid()) return sys_error("create the snapshot directory", "proc/" + name);
+    for (const char* file : {"stat", "wchan"})
+      if (auto r = copy_at(from.get(), file, to.get(), kFileText, proc_root + "/" + name + "/" + file); !r)
+        return r;
+  }
+  return {};
 }
 
 }  // namespace
 
-Result<void> copy_sample(const Scanner& scanner, std::span<const Row> rows, const std::string& dir,
+Result<void> copy_sample(const Scanner& scanner, std::span<const Row> rows, int out_fd, const std::string& sample,
                          const std::string& proc_root) {
   const std::string& root = scanner.options().root;
+  Fd proc_dir(::open(proc_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  Fd out_proc = open_dir_beneath(out_fd, sample + "/proc", true);
+  if (!out_proc.valid()) return sys_error("create the snapshot directory", sample + "/proc");
   for (const Row& row : rows) {
     if (row.state == State::gone) continue;
     std::string rel = row.path == "/" ? "" : std::string(row.path);
-    std::string to = dir + rel;
-    std::error_code ec;
-    fs::create_directories(to, ec);
-    if (ec) return fail("create the snapshot directory " + to + ": " + ec.message());
+    Fd from = scanner.open_cgroup_dir(rel);
+    if (!from.valid()) continue;  // removed since the scan
+    // Row paths are names getdents gave (never "." or "..", never a '/'); made
+    // one at a time below OUT all the same.
+    Fd to = open_dir_beneath(out_fd, sample + rel, true);
+    if (!to.valid()) return sys_error("create the snapshot directory", sample + rel);
     for (const char* name : kFileNames)
-      if (auto r = copy_text(root + rel + "/" + name, to + "/" + name); !r) return r;
-    if (auto r = write_file(to + "/cgmem.inode", std::to_string(row.id) + "\n"); !r) return r;
-    auto procs = cgroup::read_text(root + rel + "/cgroup.procs");
+      if (auto r = copy_at(from.get(), name, to.get(), kFileText, root + rel + "/" + name); !r) return r;
+    if (auto r = write_at(to.get(), "cgmem.inode", std::to_string(row.id) + "\n", sample + rel + "/cgmem.inode"); !r)
+      return r;
+    std::string procs_path = root + rel + "/cgroup.procs";
+    auto procs = cgroup::read_text_at(from.get(), "cgroup.procs", procs_path);
+    if (!procs && procs.error().err == 0) return std::unexpected(procs.error());
     if (!procs) continue;
-    if (auto r = write_file(to + "/cgroup.procs", *procs); !r) return r;
-    std::string_view pids = *procs;
-    while (!pids.empty()) {
-      std::string pid(trim(next_line(pids)));
-      if (pid.empty()) continue;
-      fs::create_directories(dir + "/proc/" + pid, ec);
-      for (const char* name : {"stat", "wchan"})
-        if (auto r = copy_text(proc_root + "/" + pid + "/" + name, dir + "/proc/" + pid + "/" + name); !r)
-          return r;
-    }
+    if (auto r = write_at(to.get(), "cgroup.procs", *procs, procs_path); !r) return r;
+    if (proc_dir.valid())
+      if (auto r = copy_tasks(*procs, proc_dir.get(), out_proc.get(), proc_root); !r) return r;
   }
   return {};
 }
@@ -73,30 +106,55 @@ Result<void> write_snapshot_meta(const std::string& dir, const SnapshotMeta& m) 
   return write_file(dir + "/snapshot.json", j.dump(2) + "\n");
 }
 
+namespace {
+
+// snapshot.json is a few hundred bytes; this bound leaves room for any root path.
+constexpr uint64_t kMaxSnapshotJson = 1 << 20;
+
+// A whole number in [lo, hi], or a message naming the key and what it should be.
+uint64_t whole_in(const nlohmann::json& j, const char* key, uint64_t lo, uint64_t hi, const char* expected) {
+  const auto& v = j.at(key);
+  if (!v.is_number_unsigned() || v.get<uint64_t>() < lo || v.get<uint64_t>() > hi)
+    throw std::runtime_error(std::string(key) + " is " + v.dump() + ", not " + expected);
+  return v.get<uint64_t>();
+}
+
+}  // namespace
+
 Result<SnapshotMeta> read_snapshot_meta(const std::string& dir) {
   std::string path = dir + "/snapshot.json";
-  auto text = cgroup::read_text(path);
+  auto text = cgroup::read_text(path, kMaxSnapshotJson);
   if (!text)
-    return std::unexpected(Error{.what = "read the snapshot", .err = text.error().err, .path = path,
+    return std::unexpected(Error{.what = text.error().err ? "read the snapshot" : text.error().what,
+                                 .err = text.error().err, .path = text.error().err ? path : "",
                                  .hint = "give a directory written by `cgmem watch --snapshot OUT`"});
-  auto j = nlohmann::json::parse(*text, nullptr, false);
+  return parse_snapshot_meta(*text, path);
+}
+
+Result<SnapshotMeta> parse_snapshot_meta(std::string_view text, const std::string& path) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
   SnapshotMeta m;
   try {
     if (j.is_discarded()) throw std::runtime_error("it is not JSON");
-    if (j.at("schema").get<int>() != 1) throw std::runtime_error("schema " + j.at("schema").dump() + " is not 1");
+    if (j.at("schema") != 1) throw std::runtime_error("schema " + j.at("schema").dump() + " is not 1");
     m.root = j.at("root").get<std::string>();
     m.kernel = j.value("kernel", "");
-    m.kernel_facts.hz = j.at("hz").get<uint32_t>();
-    m.kernel_facts.page_size = j.at("page_size").get<uint64_t>();
+    // The checks meta.json's host facts get (report/read_run.cpp): the model divides by both.
+    m.kernel_facts.hz = uint32_t(whole_in(j, "hz", model::kMinHz, model::kMaxHz, "a CONFIG_HZ (1 to 10000)"));
+    m.kernel_facts.page_size = whole_in(j, "page_size", model::kMinPageSize, model::kMaxPageSize,
+                                        "a page size (a power of two, 4096 to 2097152)");
+    if (!model::plausible_page_size(m.kernel_facts.page_size))
+      throw std::runtime_error("page_size is " + j.at("page_size").dump() +
+                               ", not a page size (a power of two, 4096 to 2097152)");
     m.hz_source = j.value("hz_source", "");
     const auto& samples = j.at("samples");
-    if (samples.size() != 2) throw std::runtime_error("it needs 2 samples, it has " + std::to_string(samples.size()));
+    if (!samples.is_array() || samples.size() != 2)
+      throw std::runtime_error("it needs 2 samples, it has " + std::to_string(samples.size()));
     for (int i = 0; i < 2; ++i) {
-      m.t_ns[i] = samples[i].at("t_ns").get<uint64_t>();
+      m.t_ns[i] = whole_in(samples[i], "t_ns", 0, UINT64_MAX, "a time in nanoseconds");
       m.unix_time[i] = samples[i].at("unix_time").get<double>();
     }
     if (m.t_ns[1] <= m.t_ns[0]) throw std::runtime_error("its second sample is not later than its first");
-    if (m.kernel_facts.hz == 0 || m.kernel_facts.page_size == 0) throw std::runtime_error("hz and page_size must be > 0");
   } catch (const std::exception& e) {
     return fail(std::string("read the snapshot: ") + e.what(), path,
                 "the file is damaged; take a new one with `cgmem watch --snapshot OUT`");
@@ -107,6 +165,14 @@ Result<SnapshotMeta> read_snapshot_meta(const std::string& dir) {
 Result<Replay> replay_snapshot(const std::string& dir, ScanOptions o, bool override_hz) {
   auto meta = read_snapshot_meta(dir);
   if (!meta) return std::unexpected(meta.error());
+  // The two reads are directories of the snapshot itself, never links out of it.
+  for (const char* sample : {"0", "1"}) {
+    struct stat st{};
+    if (::lstat((dir + "/" + sample).c_str(), &st) != 0) return sys_error("read the snapshot", dir + "/" + sample);
+    if (!S_ISDIR(st.st_mode))
+      return fail("read the snapshot: " + dir + "/" + sample + " is " + file_kind(st.st_mode) + ", not a directory",
+                  "", "the snapshot is damaged; take a new one with `cgmem watch --snapshot OUT`");
+  }
   uint32_t hz = o.kernel.hz;
   o.root = dir + "/0";
   o.proc_root = dir + "/0/proc";

@@ -18,6 +18,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/error.h"
@@ -34,15 +35,23 @@ struct SnapshotMeta {
   double unix_time[2] = {0, 0};
 };
 
-// Copies the files behind rows (one scan of `scanner`) into DIR/sample_dir.
-Result<void> copy_sample(const Scanner& scanner, std::span<const Row> rows, const std::string& dir,
+// Copies the files behind rows (one scan of `scanner`) into OUT/SAMPLE, OUT
+// being out_fd: every directory is made one name at a time below it and no
+// name comes from a file's contents but a pid (decimal digits), so nothing
+// the tree holds writes outside OUT. A control file that is not regular or
+// is larger than a scan reads (kFileText) is an error; one that vanished is
+// left out.
+Result<void> copy_sample(const Scanner& scanner, std::span<const Row> rows, int out_fd, const std::string& sample,
                          const std::string& proc_root);
 
 // Writes DIR/snapshot.json.
 Result<void> write_snapshot_meta(const std::string& dir, const SnapshotMeta& meta);
 
-// Reads DIR/snapshot.json (errors name the file and what is wrong).
+// Reads DIR/snapshot.json (a regular file of at most 1 MiB; hz and page_size
+// checked as meta.json's are; errors name the file and what is wrong).
 Result<SnapshotMeta> read_snapshot_meta(const std::string& dir);
+// The text of a snapshot.json (`path` names it in errors).
+Result<SnapshotMeta> parse_snapshot_meta(std::string_view text, const std::string& path);
 
 // A snapshot replayed: the rows of its second read, classified against its
 // first, with the kernel facts it recorded (HZ, page size). options gives

@@ -8,18 +8,25 @@
 
 #include "common/text.h"
 #include "common/fd.h"
+#include "common/file.h"
 #include "proc/stat.h"
 #include "proc/wchan.h"
 
 namespace cgmem::watch {
 namespace {
 
-// Reads a whole small file into buffer; "" on any failure.
+// Reads a whole small file into buffer; "" on any failure. Opened as every
+// file of a tree is (non-blocking, no symlink, regular only). A file that
+// fills the buffer is cut at its last whole line: cgroup.procs of more tasks
+// than the buffer holds lists the first of them (Tasks::total says "of").
 std::string_view read_at(int dir_fd, const char* name, std::span<char> buffer) {
-  Fd fd(::openat(dir_fd, name, O_RDONLY | O_CLOEXEC));
+  Fd fd = open_tree_file(dir_fd, name);
   if (!fd.valid()) return {};
   ssize_t n = ::pread(fd.get(), buffer.data(), buffer.size(), 0);
-  return n > 0 ? std::string_view(buffer.data(), size_t(n)) : std::string_view();
+  if (n <= 0) return {};
+  std::string_view text(buffer.data(), size_t(n));
+  if (size_t(n) == buffer.size()) text = text.substr(0, text.rfind('\n') + 1);
+  return text;
 }
 
 template <size_t N>
@@ -56,7 +63,7 @@ Tasks read_tasks(int dir_fd, std::string_view proc_root, std::span<char> scratch
   while (!pids.empty()) {
     auto pid = to_u64(trim_end(next_line(pids)));
     Task task;
-    if (!pid || !read_task(proc_root, pid_t(*pid), task)) continue;
+    if (!pid || *pid == 0 || *pid > (uint64_t{1} << 22) || !read_task(proc_root, pid_t(*pid), task)) continue;
     ++tasks.total;
     if (task.state != 'D') continue;
     ++tasks.in_d;

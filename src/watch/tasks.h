@@ -30,7 +30,7 @@ struct Task {
 struct Tasks {
   static constexpr size_t kListed = 4;
   bool read = false;            // the scan looked (only for cgroups under pressure)
-  uint32_t total = 0;           // processes in cgroup.procs (of the first 64 KiB)
+  uint32_t total = 0;           // processes in cgroup.procs (of its first 16 KiB, the scan's buffer)
   uint32_t in_d = 0;            // of them in state D
   uint32_t over_high = 0;       // of them in D in mem_cgroup_handle_over_high
   uint32_t listed = 0;          // entries of `d` filled, the first kListed in D

@@ -3,7 +3,11 @@
 
 #include <fcntl.h>
 
+#include <sys/stat.h>
+
 #include <array>
+#include <filesystem>
+#include <fstream>
 
 #include "cgroup/reader.h"
 #include "support/fixture.h"
@@ -36,8 +40,36 @@ TEST(ReadText, AVanishedFileIsVanishedOtherErrorsAreNot) {
   EXPECT_EQ(*here, "67108864\n");
   auto directory = read_text(fixture_path("cgroup-v2-6.12-throttled"));
   ASSERT_FALSE(directory.has_value());
-  EXPECT_EQ(directory.error().err, EISDIR);
+  EXPECT_EQ(directory.error().message(),
+            "read " + fixture_path("cgroup-v2-6.12-throttled") + ": it is a directory, not a regular file");
   EXPECT_FALSE(directory.error().vanished());
+}
+
+// A tree given with --root or saved elsewhere may hold anything in a control file's place.
+TEST(ReadText, AFifoADeviceOrALinkIsRefusedWithoutBlocking) {
+  TempDir tmp;
+  std::string fifo = tmp.path() + "/memory.stat";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto text = read_text(fifo);
+  ASSERT_FALSE(text.has_value());
+  EXPECT_EQ(text.error().message(), "read " + fifo + ": it is a FIFO, not a regular file");
+  EXPECT_EQ(read_text("/dev/zero").error().message(), "read /dev/zero: it is a character device, not a regular file");
+  std::filesystem::create_symlink("/dev/zero", tmp.path() + "/memory.current");
+  Fd dir(::open(tmp.path().c_str(), O_RDONLY | O_DIRECTORY));
+  auto link = read_text_at(dir.get(), "memory.current", "memory.current");
+  ASSERT_FALSE(link.has_value());
+  EXPECT_EQ(link.error().err, ELOOP);  // below a directory fd a symlink is never followed
+  EXPECT_FALSE(FileReader::open(fifo).has_value());
+}
+
+TEST(ReadText, AFileOverTheBoundSaysSo) {
+  TempDir tmp;
+  std::string path = tmp.path() + "/cgroup.procs";
+  std::ofstream(path) << std::string(5000, '1');
+  EXPECT_TRUE(read_text(path, 5000).has_value());
+  auto text = read_text(path, 4999);
+  ASSERT_FALSE(text.has_value());
+  EXPECT_EQ(text.error().message(), "read " + path + ": it is larger than 4999 bytes, more than a control file holds");
 }
 
 TEST(FileReader, RereadsTheFileEachTime) {

@@ -59,6 +59,45 @@ TEST(ReadFile, MissingFileSaysSo) {
   EXPECT_EQ(text.error().message(), "open the spec: /nonexistent/spec.toml: No such file or directory");
 }
 
+TEST(OpenTreeFile, OpensOnlyARegularFileNeverThroughALink) {
+  TempDir tmp;
+  spit(tmp.path() + "/memory.current", "4096\n");
+  ASSERT_EQ(::mkfifo((tmp.path() + "/memory.stat").c_str(), 0600), 0);
+  std::filesystem::create_symlink("/dev/zero", tmp.path() + "/memory.events");
+  std::filesystem::create_directory(tmp.path() + "/memory.max");
+  Fd dir(::open(tmp.path().c_str(), O_RDONLY | O_DIRECTORY));
+  EXPECT_TRUE(open_tree_file(dir.get(), "memory.current").valid());
+  unsigned mode = 0;
+  EXPECT_FALSE(open_tree_file(dir.get(), "memory.stat", &mode).valid());  // and does not block
+  EXPECT_EQ(errno, EINVAL);
+  EXPECT_EQ(file_kind(mode), "a FIFO");
+  EXPECT_FALSE(open_tree_file(dir.get(), "memory.events").valid());
+  EXPECT_EQ(errno, ELOOP);
+  EXPECT_FALSE(open_tree_file(dir.get(), "memory.max", &mode).valid());
+  EXPECT_EQ(file_kind(mode), "a directory");
+}
+
+TEST(OpenDirBeneath, StaysBelowItsDirectory) {
+  TempDir tmp;
+  std::filesystem::create_directories(tmp.path() + "/out/a/b");
+  std::filesystem::create_directories(tmp.path() + "/elsewhere");
+  std::filesystem::create_directory_symlink(tmp.path() + "/elsewhere", tmp.path() + "/out/link");
+  Fd out(::open((tmp.path() + "/out").c_str(), O_RDONLY | O_DIRECTORY));
+  EXPECT_TRUE(open_dir_beneath(out.get(), "/a/b").valid());
+  EXPECT_TRUE(open_dir_beneath(out.get(), "a//b/").valid());
+  EXPECT_TRUE(open_dir_beneath(out.get(), "").valid());
+  EXPECT_FALSE(open_dir_beneath(out.get(), "link").valid());
+  EXPECT_EQ(errno, ENOTDIR);  // O_DIRECTORY|O_NOFOLLOW on a symlink
+  EXPECT_FALSE(open_dir_beneath(out.get(), "link/x", true).valid());
+  EXPECT_FALSE(open_dir_beneath(out.get(), "a/../../elsewhere").valid());
+  EXPECT_EQ(errno, EINVAL);
+  EXPECT_FALSE(open_dir_beneath(out.get(), "../escaped", true).valid());
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() + "/escaped"));
+  EXPECT_TRUE(open_dir_beneath(out.get(), "0/proc/158", true).valid());
+  EXPECT_TRUE(std::filesystem::is_directory(tmp.path() + "/out/0/proc/158"));
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path() + "/elsewhere"));
+}
+
 TEST(WriteFileAtomic, ReplacesWholeAndLeavesNoTemporary) {
   TempDir tmp;
   std::string path = tmp.path() + "/batch.json";

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 
 #include "kernel/build.h"
 #include "kernel/cache.h"
@@ -117,6 +118,55 @@ TEST(KernelCache, ListsWholeEntriesNewestFirstAndResolvesByKey) {
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error().message(),
             "no kernel named hz300 in the cache " + k + " (build it first: cgmem kernel build --hz 300)");
+}
+
+// A build.json of another's making: each damaged entry is named with its
+// reason, the others are listed, and none is a kernel.
+TEST(KernelCache, ABadEntryIsMarkedWithItsReasonAndTheOthersListed) {
+  TempDir tmp;
+  std::string k = tmp.path();
+  write_entry(k, "hz1000", "aaaaaaaaaaaa", "2026-11-01T00:00:00Z");
+  auto damage = [&](const std::string& key, const std::string& json) {
+    Entry e = write_entry(k, "hz250", key, "2026-11-02T00:00:00Z");
+    std::ofstream(e.dir + "/" + kEntryFile) << json;
+    return e;
+  };
+  damage("bbbbbbbbbbbb", R"({"name": "hz250", "key": "bbbbbbbbbbbb", "hz": "x"})");
+  damage("cccccccccccc", R"({"name": "hz250", "key": "cccccccccccc", "hz": 1180591620717411303424})");
+  damage("dddddddddddd", R"({"name": "hz250", "key": "dddddddddddd", "jobs": -1})");
+  damage("eeeeeeeeeeee", "{not json");
+  Entry dir_image = write_entry(k, "hz300", "ffffffffffff", "2026-11-03T00:00:00Z");
+  std::filesystem::remove(dir_image.image());
+  std::filesystem::create_directory(dir_image.image());  // a directory named bzImage is no kernel
+  auto listing = list_cache(k);
+  ASSERT_EQ(listing.entries.size(), 1u);
+  EXPECT_EQ(listing.entries[0].key, "aaaaaaaaaaaa");
+  ASSERT_EQ(listing.bad.size(), 5u);
+  EXPECT_EQ(listing.bad[0].dir, k + "/hz250-bbbbbbbbbbbb");
+  EXPECT_EQ(listing.bad[0].reason, "build.json: hz is \"x\", not a CONFIG_HZ (1 to 10000)");
+  EXPECT_EQ(listing.bad[1].reason, "build.json: hz is 1.1805916207174113e+21, not a CONFIG_HZ (1 to 10000)");
+  EXPECT_EQ(listing.bad[2].reason, "build.json: jobs is -1, not a number of jobs (0 to 4096)");
+  EXPECT_EQ(listing.bad[3].reason, "build.json: it is not a JSON object");
+  EXPECT_EQ(listing.bad[4].reason, "bzImage is not a regular file");
+  EXPECT_FALSE(resolve_entry(k, "hz300", std::nullopt).has_value());
+}
+
+TEST(KernelListCli, AFifoBuildJsonHangsNothingAndIsMarked) {
+  TempDir tmp;
+  std::string k = tmp.path() + "/cgmem/kernels";
+  write_entry(k, "hz1000", "aaaaaaaaaaaa", "2026-11-01T00:00:00Z");
+  Entry fifo = write_entry(k, "hz250", "bbbbbbbbbbbb", "2026-11-02T00:00:00Z");
+  std::filesystem::remove(fifo.dir + "/" + kEntryFile);
+  ASSERT_EQ(::mkfifo((fifo.dir + "/" + kEntryFile).c_str(), 0644), 0);
+  auto out = testing::run_shell("XDG_CACHE_HOME=" + tmp.path() + " timeout 20 " + CGMEM_BINARY + " kernel list 2>&1");
+  ASSERT_EQ(out.code, 0) << out.text;
+  EXPECT_NE(out.text.find("hz1000             aaaaaaaaaaaa"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("not a kernel: " + fifo.dir + ": build.json is a FIFO\n"), std::string::npos) << out.text;
+  auto json = testing::run_shell("XDG_CACHE_HOME=" + tmp.path() + " timeout 20 " + CGMEM_BINARY + " kernel list --json");
+  auto j = nlohmann::json::parse(json.text, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << json.text;
+  EXPECT_EQ(j["kernels"].size(), 1u);
+  EXPECT_EQ(j["bad"][0]["reason"], "build.json is a FIFO");
 }
 
 TEST(KernelBuildCli, AFailedStepIsNamedAndItsLogKept) {

@@ -205,6 +205,29 @@ TEST(Scanner, AMatchOnAPathOf30000CharactersNeitherCrashesNorHangs) {
   EXPECT_GE(deep.size(), 30'000u);
 }
 
+// A --root tree may hold anything where a control file should be: the scan
+// reads what is a regular file and leaves the rest unread, never blocking.
+TEST(Scanner, ReadsOnlyRegularFilesOfAtMostItsBuffer) {
+  TempDir tmp;
+  std::string a = tmp.path() + "/root/a";
+  make_cgroup(a);
+  spit(a + "/memory.stat", "anon 4096\n" + std::string(kFileText, '#'));  // fills the buffer: may be longer
+  fs::remove(a + "/memory.events");
+  ASSERT_EQ(::mkfifo((a + "/memory.events").c_str(), 0644), 0);
+  fs::remove(a + "/memory.high");
+  fs::create_symlink(tmp.path() + "/elsewhere", a + "/memory.high");
+  spit(tmp.path() + "/elsewhere", "4096\n");
+  auto s = open_scanner({.root = tmp.path() + "/root"});
+  auto rows = s->scan(kSecond);
+  ASSERT_TRUE(rows);
+  const Row* row = find(*rows, "/a");
+  ASSERT_TRUE(row);
+  EXPECT_TRUE(row->sample.has(File::current));
+  EXPECT_FALSE(row->sample.has(File::stat));
+  EXPECT_FALSE(row->sample.has(File::events));
+  EXPECT_FALSE(row->sample.has(File::high));  // a symlink, never followed
+}
+
 TEST(Scanner, AMissingRootIsAnErrorThatSaysWhatToDo) {
   auto s = Scanner::open({.root = "/nonexistent/cgroup"});
   ASSERT_FALSE(s);
