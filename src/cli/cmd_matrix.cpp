@@ -12,6 +12,7 @@
 #include "cli/handlers.h"
 #include "cli/signals.h"
 #include "cli/version.h"
+#include "cli/matrix_plan.h"
 #include "cli/matrix_vm.h"
 #include "kernel/resolve.h"
 #include "lab/matrix/runner.h"
@@ -110,7 +111,10 @@ int run_matrix(std::span<char*> args) {
   app.add_option("--vm-swap", f.vm_swap, "zram swap in the VM (for swap_max), 0 for none")
       ->check(size_validator({}))->capture_default_str();
   app.add_option("--vm-mem", f.vm_mem, "guest RAM when running in the VM")->check(size_validator({}))->capture_default_str();
-  app.add_flag("--json", f.json, "print the batch's runs as JSON");
+  app.add_flag("--plan", f.plan,
+               "run nothing: print each run's `cgmem run`, checked as it would check it where the batch would run "
+               "(in the VM: the guest's RAM and CPUs); exit 2 if any would be refused");
+  app.add_flag("--json", f.json, "print the batch's runs (or the plan) as JSON");
   if (int code = parse(app, args); code >= 0) return code;
   if (f.vm && f.native) return print_error("--vm and --native exclude each other"), kUsage;
   if (f.resume && f.out.empty()) return print_error("--resume needs --out: the batch directory to finish"), kUsage;
@@ -127,20 +131,26 @@ int run_matrix(std::span<char*> args) {
       print_error(fmt::format("--native: this host has no usable cgroup v2 memory controller: {}", host.memory_reason));
       return kUnavailable;
     }
-    return run_native(f, *spec);
+    return f.plan ? print_plan(f, *spec, host_target("--native")) : run_native(f, *spec);
   }
   // A kernel named by --kernel or the spec only exists in the VM.
+  std::string why = f.vm ? "--vm" : "";
   if (std::string k = f.kernel.empty() ? spec->kernel.value_or("") : f.kernel; !k.empty()) {
-    if (auto choice = kernel::resolve_kernel(k); !choice) return print_error(choice.error()), kUsage;
+    // An unbuilt kernel stops the batch before it starts; the plan notes it.
+    if (auto choice = kernel::resolve_kernel(k); !choice && !f.plan) return print_error(choice.error()), kUsage;
+    if (why.empty()) why = f.kernel.empty() ? "the spec names kernel " + k : "--kernel";
     f.vm = true;
   }
   if (!f.vm) {
     auto host = host::probe_host();
-    if (host.memory_controller_usable) return run_native(f, *spec);
-    fmt::print(stderr, "cgmem matrix: no usable cgroup v2 memory controller here ({}); running the matrix in the VM\n",
-               host.memory_reason);
+    if (host.memory_controller_usable)
+      return f.plan ? print_plan(f, *spec, host_target("this host has a usable memory controller")) : run_native(f, *spec);
+    why = "no usable cgroup v2 memory controller here: " + host.memory_reason;
+    if (!f.plan)
+      fmt::print(stderr, "cgmem matrix: no usable cgroup v2 memory controller here ({}); running the matrix in the VM\n",
+                 host.memory_reason);
   }
-  return run_matrix_in_vm(f, *spec);
+  return f.plan ? print_plan(f, *spec, guest_target(f, *spec, why)) : run_matrix_in_vm(f, *spec);
 }
 
 }  // namespace cgmem::cli

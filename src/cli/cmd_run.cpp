@@ -12,9 +12,8 @@
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "cli/version.h"
-#include "cli/workload_flags.h"
+#include "cli/run_check.h"
 #include "common/size.h"
-#include "lab/duration.h"
 #include "lab/gc.h"
 #include "lab/run_dir.h"
 #include "lab/run_driver.h"
@@ -22,77 +21,6 @@
 
 namespace cgmem::cli {
 namespace {
-
-constexpr uint64_t kMaxCpu = 4095;  // the kernel's NR_CPUS default ceiling
-
-void limit_flag(CLI::App& app, const char* name, std::optional<Limit>& into, const char* help) {
-  app.add_option_function<std::string>(
-         name, [&into](const std::string& text) { into = limit_from(text); }, help)
-      ->check(size_validator());
-}
-
-void rate_flag(CLI::App& app, const char* name, std::optional<uint64_t>& into, const char* help) {
-  app.add_option_function<std::string>(
-         name, [&into](const std::string& text) { into = limit_from(text, {}).bytes(); }, help)
-      ->check(size_validator({}));
-}
-
-void duration_flag(CLI::App& app, const char* name, uint64_t& into, lab::Unit unit,
-                   const char* help) {
-  app.add_option_function<std::string>(
-         name, [&into, unit](const std::string& text) { into = *lab::parse_duration(text, unit); },
-         help)
-      ->check(CLI::Validator(
-          [unit](std::string& text) {
-            auto parsed = lab::parse_duration(text, unit);
-            return parsed ? std::string() : parsed.error().message();
-          },
-          "DURATION"));
-}
-
-void add_run_flags(CLI::App& app, lab::RunOptions& o, uint64_t& neighbour) {
-  app.add_option("--name", o.name, "the run's name and its cgroup's (PARENT/NAME)")->required();
-  app.add_option_function<std::string>(
-      "--out", [&o](const std::string& dir) { o.out = dir; },
-      "run directory (default: runs/NAME-TIMESTAMP here)");
-  app.add_option_function<std::string>(
-      "--parent", [&o](const std::string& dir) { o.parent = dir; },
-      "cgroup to create NAME under (default: the VM's /sys/fs/cgroup/cgmem, else our own)");
-  limit_flag(app, "--max", o.max, "memory.max");
-  limit_flag(app, "--high", o.high, "memory.high");
-  limit_flag(app, "--low", o.low, "memory.low");
-  limit_flag(app, "--min", o.min, "memory.min");
-  limit_flag(app, "--swap-max", o.swap_max, "memory.swap.max");
-  app.add_option_function<unsigned>("--high-throttle", [&o](unsigned shift) { o.high_throttle = shift; },
-                                    "memory.high.throttle, the RFC's shift 0..32 (a kernel with its patch)")
-      ->check(CLI::Range(0u, 32u));
-  rate_flag(app, "--io-rbps", o.io_rbps, "io.max rbps on the run directory's disk (bytes/s)");
-  rate_flag(app, "--io-wbps", o.io_wbps, "io.max wbps on the run directory's disk (bytes/s)");
-  app.add_option_function<unsigned>("--cpu", [&o](unsigned cpu) { o.cpu = cpu; },
-                                    "the workload's CPU (default 0)")
-      ->check(whole_number(0, kMaxCpu));
-  app.add_option_function<unsigned>("--sampler-cpu", [&o](unsigned cpu) { o.sampler_cpu = cpu; },
-                                    "the sampler's CPU (default: another one)")
-      ->check(whole_number(0, kMaxCpu));
-  duration_flag(app, "--interval", o.interval_ns, lab::Unit::ms, "sampler interval (default 100ms)");
-  duration_flag(app, "--cap", o.cap_ns, lab::Unit::s, "stop the run after this long (default 60s)");
-  duration_flag(app, "--neighbour", neighbour, lab::Unit::ms,
-                "run a neighbour that allocates 64 KiB on the workload's CPU every INTERVAL");
-  app.add_option_function<uint16_t>("--ready-tcp", [&o](uint16_t port) { o.ready_tcp = port; },
-                                    "--command: start the load once 127.0.0.1:PORT accepts a connection")
-      ->check(CLI::Range(1, 65535));
-  app.add_option_function<std::string>(
-         "--ready-delay", [&o](const std::string& text) { o.ready_delay_ns = *lab::parse_duration(text, lab::Unit::s); },
-         "--command: start the load this long after the program (default: at once)")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            auto parsed = lab::parse_duration(text, lab::Unit::s);
-            return parsed ? std::string() : parsed.error().message();
-          },
-          "DURATION"));
-  app.add_flag("--quiet", o.quiet, "no progress line on stderr");
-  app.add_flag("--force", o.force, "allow memory.max/high below 1MiB or above RAM");
-}
 
 void print_result(const lab::RunResult& r) {
   const auto& j = r.outcome_json;
@@ -128,15 +56,6 @@ int exit_code_for(lab::Status status) {
   return kOk;
 }
 
-// Splits "driver options -- workload options".
-std::pair<std::span<char*>, std::vector<std::string>> split_at_dashes(std::span<char*> args) {
-  auto dashes = std::find_if(args.begin(), args.end(),
-                             [](const char* word) { return std::string_view(word) == "--"; });
-  std::vector<std::string> workload;
-  if (dashes != args.end()) workload.assign(dashes + 1, args.end());
-  return {args.first(static_cast<size_t>(dashes - args.begin())), workload};
-}
-
 }  // namespace
 
 int run_run(std::span<char*> args) {
@@ -148,39 +67,23 @@ int run_run(std::span<char*> args) {
       "  cgmem run --name redis --max 64M --command --ready-tcp 6379 -- redis-server --save '' \\\n"
       "      --load -- redis-benchmark -q -t set -n 100000 --csv   (docs/own-program.md)",
       "run");
-  lab::RunOptions options;
-  uint64_t neighbour = 0;
-  bool json = false;
-  add_run_flags(app, options, neighbour);
-  bool command = false;
-  app.add_flag("--json", json, "print outcome.json (with run_dir) instead of a table");
-  app.add_flag("--command", command,
-               "run PROG ARGS given after `--` instead of the workload; `--load -- CMD ARGS` after them "
-               "starts a load generator in its own cgroup");
-  auto [driver_args, workload_words] = split_at_dashes(args);
-  if (int code = parse(app, driver_args); code >= 0) return code;
-  if (neighbour != 0) options.neighbour_ns = neighbour;
-  if (command) {
-    lab::split_command_words(workload_words, options);
-    if (options.command.empty())
-      return print_error(fail("--command: no program after '--'", {},
-                                   "e.g. cgmem run --name r --max 64M --command -- redis-server").error()),
-             kUsage;
-  } else {
-    options.workload_args = workload_words;
-  }
+  RunRequest request;
+  add_run_flags(app, request);
+  std::vector<std::string> words(args.begin(), args.end());
+  auto [flags, after_dashes] = split_at_dashes(words);
+  if (int code = parse(app, args.first(flags.size())); code >= 0) return code;
 
   auto facts = host::probe_host();
-  lab::Machine machine{.cpus = std::max(facts.cpus, 1u), .mem_total_bytes = facts.mem_total_bytes};
-  if (auto valid = lab::validate(options, machine); !valid) return print_error(valid.error()), kUsage;
-  auto workload = command ? Result<lab::WorkloadOptions>() : parse_workload_words(options.workload_args);
-  if (!workload) return print_error(workload.error()), kUsage;
+  lab::Machine machine{.cpus = std::max(facts.cpus, 1u), .mem_total_bytes = facts.mem_total_bytes,
+                       .page_size = lab::page_size_here()};
+  if (auto checked = check_run(request, after_dashes, machine); !checked) return print_error(checked.error()), kUsage;
+  const lab::RunOptions& options = request.options;
   if (!facts.cgroup2_mount || (!options.parent && !facts.memory_controller_usable)) {
     print_error(fmt::format("no usable cgroup v2 memory controller here: {}; {}",
                             facts.memory_reason, facts.way_out));
     return kUnavailable;
   }
-  lab::DriverSetup setup{.options = options, .workload = *workload, .self_exe = self_exe()};
+  lab::DriverSetup setup{.options = options, .workload = request.workload, .self_exe = self_exe()};
   setup.system.cgroup2_mount = *facts.cgroup2_mount;
   setup.parent = options.parent.value_or(
       lab::default_parent(*facts.cgroup2_mount, facts.own_cgroup.value_or("/")));
@@ -193,7 +96,7 @@ int run_run(std::span<char*> args) {
 
   auto result = lab::run_experiment(setup);
   if (!result) return print_error(result.error()), kFailure;
-  if (json) {
+  if (request.json) {
     auto out_json = result->outcome_json;
     out_json["run_dir"] = result->run_dir;
     fmt::print("{}\n", out_json.dump(2));

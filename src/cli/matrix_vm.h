@@ -12,6 +12,7 @@ namespace cgmem::cli {
 struct MatrixFlags {
   std::string spec, out, claim, from;
   bool resume = false, vm = false, native = false, json = false, progress_lines = false;
+  bool plan = false;  // --plan: check every run as `cgmem run` would, run nothing
   std::optional<int> reps;
   std::string order;
   std::optional<uint64_t> seed;

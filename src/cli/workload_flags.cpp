@@ -55,7 +55,8 @@ void add_workload_flags(CLI::App& app, lab::WorkloadOptions& o) {
       "read memory.current/memory.events here (default: the process's own cgroup)");
 }
 
-Result<lab::WorkloadOptions> parse_workload_words(const std::vector<std::string>& words) {
+Result<lab::WorkloadOptions> parse_workload_words(const std::vector<std::string>& words, uint64_t page_size,
+                                                  uint64_t ram_bytes) {
   CLI::App app("workload", "workload");
   lab::WorkloadOptions options;
   add_workload_flags(app, options);
@@ -65,7 +66,7 @@ Result<lab::WorkloadOptions> parse_workload_words(const std::vector<std::string>
   } catch (const CLI::ParseError& e) {
     return fail(std::string("workload options after '--': ") + e.what());
   }
-  auto valid = lab::validate(options, lab::page_size_here(), lab::ram_here());
+  auto valid = lab::validate(options, page_size, ram_bytes);
   if (!valid) return fail("workload options after '--': " + valid.error().message());
   return options;
 }

@@ -14,7 +14,10 @@ namespace cgmem::cli {
 
 void add_workload_flags(CLI::App& app, lab::WorkloadOptions& options);
 
-// Parses and validates workload words (as given after `--`).
-Result<lab::WorkloadOptions> parse_workload_words(const std::vector<std::string>& words);
+// Parses and validates workload words (as given after `--`) for a machine
+// with this page size and RAM (0: not checked); by default, this one.
+Result<lab::WorkloadOptions> parse_workload_words(const std::vector<std::string>& words,
+                                                  uint64_t page_size = lab::page_size_here(),
+                                                  uint64_t ram_bytes = lab::ram_here());
 
 }  // namespace cgmem::cli

@@ -39,10 +39,12 @@ struct RunOptions {
   std::optional<uint64_t> ready_delay_ns;    // or this long after the program started
 };
 
-// What validation needs to know about the machine.
+// What validation needs to know about the machine the run runs on: this
+// host for `cgmem run`, or the guest `cgmem matrix --plan` expects.
 struct Machine {
   unsigned cpus = 1;
-  uint64_t mem_total_bytes = 0;
+  uint64_t mem_total_bytes = 0;  // MemTotal; 0: unknown, not checked
+  uint64_t page_size = 4096;
 };
 
 Result<void> validate(const RunOptions& options, const Machine& machine);

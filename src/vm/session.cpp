@@ -202,6 +202,12 @@ nlohmann::json record_json(const VmOptions& options, const VmRun& run) {
 
 uint64_t parent_cap(uint64_t mem_bytes) { return mem_bytes / 4 * 3 / 4096 * 4096; }
 
+uint64_t guest_mem_total(uint64_t mem_bytes) {
+  constexpr uint64_t kKept = 48ull << 20;
+  uint64_t kept = mem_bytes / 64 + kKept;
+  return mem_bytes > kept ? mem_bytes - kept : 0;
+}
+
 std::string command_script(const VmOptions& options) {
   std::vector<std::string> argv;
   if (options.script.empty()) {

@@ -69,6 +69,15 @@ struct VmRun {
 // three quarters of it, rounded down to a page.
 uint64_t parent_cap(uint64_t mem_bytes);
 
+// The RAM (MemTotal) a guest booted with `mem_bytes` reports, at least: less
+// than it was given, as its kernel keeps its own image, its page structs (64
+// bytes per 4 KiB page, a 64th) and reserved ranges. A 512 MiB guest of
+// Debian's 6.12 cloud kernel reported MemTotal 472164 kB (461.1 MiB); this
+// takes a 64th and 48 MiB off (456 MiB of 512, 960 MiB of 1 GiB), so a check
+// against it refuses what the guest's `cgmem run` would refuse. cgmem's own
+// kernels are smaller and leave more.
+uint64_t guest_mem_total(uint64_t mem_bytes);
+
 // The text of /cgmem-vm/command.sh for these options.
 std::string command_script(const VmOptions& options);
 

@@ -1,0 +1,116 @@
+#include "cli/matrix_plan.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "cli/app.h"
+#include "cli/run_check.h"
+#include "common/exit_codes.h"
+#include "common/process.h"
+#include "host/probe.h"
+#include "kernel/resolve.h"
+#include "lab/matrix/plan.h"
+#include "vm/session.h"
+
+namespace cgmem::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint64_t kGuestPageSize = 4096;  // the guest is x86-64
+
+struct CheckedRun {
+  lab::PlannedRun run;
+  std::vector<std::string> args;  // `cgmem run ...` as the matrix would start it
+  std::string refused;            // `cgmem run`'s message, or empty
+};
+
+std::vector<CheckedRun> check_runs(const MatrixFlags& f, const lab::MatrixSpec& spec, const lab::Machine& machine) {
+  lab::PlanOptions o{.reps = f.reps, .seed = f.seed};
+  if (!f.order.empty()) o.shuffle = f.order == "shuffle";
+  o.batch_dir = fs::absolute(f.out).lexically_normal().string();
+  std::vector<CheckedRun> out;
+  for (auto& run : lab::plan(spec, o)) {
+    auto args = lab::run_arguments(run, (fs::path(o.batch_dir) / run.name).string());
+    auto checked = check_run_words(std::vector<std::string>(args.begin() + 1, args.end()), machine);
+    out.push_back({.run = std::move(run), .args = std::move(args),
+                   .refused = checked ? std::string() : checked.error().message()});
+  }
+  return out;
+}
+
+bool sets_swap_max(const lab::MatrixSpec& spec) {
+  auto has = [](const lab::RunFlags& flags) { return flags.contains("swap_max") && !flags.at("swap_max").empty(); };
+  return has(spec.defaults) || std::any_of(spec.configs.begin(), spec.configs.end(), [&](auto& c) { return has(c.flags); }) ||
+         std::any_of(spec.workloads.begin(), spec.workloads.end(), [&](auto& w) { return has(w.flags); });
+}
+
+nlohmann::json plan_json(const lab::MatrixSpec& spec, const PlanTarget& t, const std::vector<CheckedRun>& runs,
+                         size_t refused) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : runs)
+    list.push_back({{"name", c.run.name}, {"config", c.run.config}, {"workload", c.run.workload}, {"rep", c.run.rep},
+                    {"cap_s", c.run.cap_s}, {"args", c.args},
+                    {"refused", c.refused.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.refused)}});
+  return {{"spec", spec.path}, {"name", spec.name}, {"where", t.vm ? "vm" : "native"}, {"why", t.why},
+          {"kernel", t.kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.kernel)},
+          {"machine", {{"cpus", t.machine.cpus}, {"mem_total_bytes", t.machine.mem_total_bytes},
+                       {"page_size", t.machine.page_size}, {"text", t.machine_text}}},
+          {"notes", t.notes}, {"runs", list}, {"refused", refused}};
+}
+
+}  // namespace
+
+PlanTarget host_target(std::string why) {
+  auto facts = host::probe_host();
+  PlanTarget t{.why = std::move(why)};
+  t.machine = {.cpus = std::max(facts.cpus, 1u), .mem_total_bytes = facts.mem_total_bytes,
+               .page_size = lab::page_size_here()};
+  t.machine_text = fmt::format("this host: {} CPUs, {} of RAM", t.machine.cpus, format_bytes(t.machine.mem_total_bytes));
+  return t;
+}
+
+PlanTarget guest_target(const MatrixFlags& f, const lab::MatrixSpec& spec, std::string why) {
+  PlanTarget t{.vm = true, .why = std::move(why)};
+  uint64_t mem = limit_from(f.vm_mem, {}).bytes();
+  t.machine = {.cpus = vm::VmOptions{}.cpus, .mem_total_bytes = vm::guest_mem_total(mem), .page_size = kGuestPageSize};
+  t.machine_text = fmt::format("the guest: {} CPUs, {} of RAM (--vm-mem {} less what its kernel keeps)",
+                               t.machine.cpus, format_bytes(t.machine.mem_total_bytes), f.vm_mem);
+  t.kernel = !f.kernel.empty() ? f.kernel : spec.kernel.value_or("");
+  if (!t.kernel.empty())
+    if (auto choice = kernel::resolve_kernel(t.kernel); !choice) t.notes.push_back(choice.error().message());
+  if (f.vm_swap == "0" && sets_swap_max(spec))
+    t.notes.push_back("the spec sets swap_max and the guest has no swap: pass --vm-swap SIZE (docs/matrix.md)");
+  return t;
+}
+
+int print_plan(const MatrixFlags& f, const lab::MatrixSpec& spec, const PlanTarget& t) {
+  auto runs = check_runs(f, spec, t.machine);
+  auto refused = static_cast<size_t>(
+      std::count_if(runs.begin(), runs.end(), [](const CheckedRun& c) { return !c.refused.empty(); }));
+  double caps = 0;
+  for (const auto& c : runs) caps += c.run.cap_s;
+  if (f.json) {
+    fmt::print("{}\n", plan_json(spec, t, runs, refused).dump(2));
+  } else {
+    fmt::print("plan {}: {} runs {}{} ({}); {}\n", spec.name, runs.size(), t.vm ? "in the VM" : "here",
+               t.kernel.empty() ? "" : " on kernel " + t.kernel, t.why, t.machine_text);
+    for (const auto& n : t.notes) fmt::print("note: {}\n", n);
+    for (const auto& c : runs) {
+      if (c.refused.empty()) fmt::print("run     {}: cgmem {}\n", c.run.name, command_line(c.args));
+      else fmt::print("refused {}: {}\n", c.run.name, c.refused);
+    }
+    fmt::print("plan {}: {} of {} runs would run, {} refused; caps {:.0f}s in all\n", spec.name,
+               runs.size() - refused, runs.size(), refused, caps);
+  }
+  if (refused == 0) return kOk;
+  print_error(fmt::format("matrix --plan: `cgmem run` would refuse {} of {} runs of {}", refused, runs.size(),
+                          spec.path));
+  return kUsage;
+}
+
+}  // namespace cgmem::cli
