@@ -16,6 +16,9 @@
 namespace cgmem::exporter {
 namespace {
 
+// How long accepting pauses when the process is out of descriptors.
+constexpr uint64_t kAcceptPauseNs = 100'000'000;
+
 std::string address_of(const sockaddr_storage& a, int& port) {
   char text[INET6_ADDRSTRLEN] = "?";
   if (a.ss_family == AF_INET) {
@@ -101,7 +104,14 @@ void Door::accept_all(uint64_t now) {
     sockaddr_storage from{};
     socklen_t len = sizeof(from);
     Fd fd(::accept4(listen_fd_.get(), reinterpret_cast<sockaddr*>(&from), &len, SOCK_NONBLOCK | SOCK_CLOEXEC));
-    if (!fd.valid()) return;  // EAGAIN: none left; EMFILE and the like: tried again next round
+    if (!fd.valid()) {
+      // Out of descriptors (EMFILE, ENFILE, ENOBUFS, ENOMEM): the pending
+      // connection keeps the socket readable, so polling it again at once
+      // would spin; accept again after a pause. EAGAIN: none left.
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
+        accept_again_ns_ = now + kAcceptPauseNs;
+      return;
+    }
     Conn c{.fd = std::move(fd), .deadline_ns = now + options_.timeout_ns};
     c.peer = address_of(from, c.peer_port);
     if (!make_room(c.peer)) continue;  // closed: every place is being served
@@ -156,7 +166,9 @@ void Door::run(const std::function<void(Conn)>& ready) {
     }
     int wait_ms = 1000;
     for (const Conn& c : waiting_) wait_ms = std::min<int>(wait_ms, int((c.deadline_ns - now) / 1'000'000) + 1);
-    fds.assign({{listen_fd_.get(), POLLIN, 0}, {wake_read_.get(), POLLIN, 0}});
+    bool accepting = now >= accept_again_ns_;
+    if (!accepting) wait_ms = std::min<int>(wait_ms, int((accept_again_ns_ - now) / 1'000'000) + 1);
+    fds.assign({{listen_fd_.get(), short(accepting ? POLLIN : 0), 0}, {wake_read_.get(), POLLIN, 0}});
     for (const Conn& c : waiting_) fds.push_back({c.fd.get(), POLLIN, 0});
     if (::poll(fds.data(), fds.size(), wait_ms) < 0) continue;  // EINTR
     now = now_ns();

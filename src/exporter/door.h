@@ -90,6 +90,7 @@ class Door {
   size_t open_ = 0;
   std::map<std::string, size_t> per_client_;
   bool stopping_ = false;
+  uint64_t accept_again_ns_ = 0;  // out of descriptors: not accepting until then
 };
 
 }  // namespace cgmem::exporter

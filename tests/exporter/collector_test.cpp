@@ -8,10 +8,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <sstream>
 #include <fstream>
@@ -275,6 +277,56 @@ TEST(Server, IdleAndSlowConnectionsDelayNoScrape) {
   // The rest, the half-sent heads too, within their one deadline of 2 s.
   EXPECT_TRUE(closed_within(idle.back(), 3000));
   for (int fd : idle) ::close(fd);
+  (*server)->stop();
+  http.join();
+}
+
+// CPU time this process has used, in milliseconds.
+double cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+}
+
+// Out of descriptors, accept() fails while the connection stays pending,
+// so the listening socket stays readable: polling it again at once spun a
+// core for as long as the limit held.
+TEST(Server, OutOfDescriptorsItPausesAcceptingAndServesWhenTheyAreBack) {
+  TempDir tmp;
+  make_cgroup(tmp.path() + "/root/a");
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root"}, .interval_ns = 3600 * kS});
+  ASSERT_TRUE(c->scan(0));
+  auto server = Server::bind(*c, {.listen = {.host = "127.0.0.1", .port = 0}, .timeout_s = 5});
+  ASSERT_TRUE(server) << server.error().message();
+  std::thread http([&] { (*server)->serve(); });
+  int port = (*server)->port();
+  // The clients' sockets first, then no descriptor left for accept().
+  std::vector<int> clients;
+  for (int i = 0; i < 4; ++i) clients.push_back(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  int lowest_free = ::dup(0);
+  ::close(lowest_free);
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit low = saved;
+  low.rlim_cur = rlim_t(lowest_free);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  sockaddr_in a{.sin_family = AF_INET, .sin_port = htons(uint16_t(port))};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int fd : clients) ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  const std::string get = "GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n";
+  (void)!::send(clients[0], get.data(), get.size(), MSG_NOSIGNAL);
+  double before = cpu_ms();
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  double used = cpu_ms() - before;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_LT(used, 200) << "ms of CPU in 600 ms while out of descriptors";
+  // With descriptors back, the waiting scrape is answered.
+  pollfd p{clients[0], POLLIN, 0};
+  EXPECT_EQ(::poll(&p, 1, 3000), 1);
+  char head[16] = {};
+  EXPECT_GT(::recv(clients[0], head, sizeof(head) - 1, 0), 0);
+  EXPECT_TRUE(std::string(head).starts_with("HTTP/1.1 200")) << head;
+  for (int fd : clients) ::close(fd);
   (*server)->stop();
   http.join();
 }
