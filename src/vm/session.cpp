@@ -136,14 +136,17 @@ Result<void> build_images(const Inputs& in, const VmOptions& options, const std:
   return {};
 }
 
-// Runs QEMU until it exits, the timeout passes or `stop` is set; notes when
-// the guest reaches the inner command.
+// Runs QEMU until it exits, the timeout passes, `stop` is set or KVM fails
+// to run the guest; notes when the guest reaches the inner command. QEMU's
+// own messages go to `qemu_log` and are copied to cgmem's stderr after.
 Result<void> boot(const QemuSpec& spec, const VmOptions& options, const Progress& progress,
-                  const volatile std::sig_atomic_t* stop, VmRun& run) {
+                  const volatile std::sig_atomic_t* stop, const std::string& qemu_log, VmRun& run) {
+  Fd log(::open(qemu_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644));
+  if (!log.valid()) return sys_error("create QEMU's log", qemu_log);
   // QEMU's stdout is cgmem's stderr; its own group keeps a terminal's ^C for
   // cgmem, which stops it.
-  auto child = Process::start(
-      {.argv = qemu_argv(spec), .stdout_fd = STDERR_FILENO, .own_group = true, .die_with_cgmem = true});
+  auto child = Process::start({.argv = qemu_argv(spec), .stdout_fd = STDERR_FILENO, .stderr_fd = log.get(),
+                               .own_group = true, .die_with_cgmem = true});
   if (!child) return std::unexpected(child.error());
   auto start = Clock::now();
   while (true) {
@@ -155,6 +158,15 @@ Result<void> boot(const QemuSpec& spec, const VmOptions& options, const Progress
       run.boot_seconds = seconds_since(start);
       progress(fmt::format("running (guest booted in {:.1f} s)", run.boot_seconds));
     }
+    if (spec.accel == Accel::kvm && run.boot_seconds < 0) {
+      // The guest is paused for good; QEMU would wait until the timeout.
+      std::string failure = kvm_failure(read_file_or_empty(qemu_log));
+      if (!failure.empty()) {
+        run.guest_error = failure;
+        child->stop(std::chrono::milliseconds(500));
+        break;
+      }
+    }
     bool late = Clock::now() - start > options.timeout;
     if (late || (stop && *stop)) {
       (late ? run.timed_out : run.interrupted) = true;
@@ -164,6 +176,7 @@ Result<void> boot(const QemuSpec& spec, const VmOptions& options, const Progress
     }
   }
   run.total_seconds = seconds_since(start);
+  if (std::string said = read_file_or_empty(qemu_log); !said.empty()) (void)write_all(STDERR_FILENO, said);
   return {};
 }
 
@@ -229,6 +242,16 @@ std::map<std::string, std::string> parse_env(const std::string& text) {
   return out;
 }
 
+std::string kvm_failure(const std::string& qemu_messages) {
+  size_t at = qemu_messages.find("KVM internal error");
+  if (at == std::string::npos) return {};
+  size_t end = qemu_messages.find_first_of("\r\n", at);
+  std::string line = qemu_messages.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  while (!line.empty() && (line.back() == '.' || line.back() == ' ')) line.pop_back();
+  if (qemu_messages.find("emulation failure", at) != std::string::npos) line += " (emulation failure)";
+  return line;
+}
+
 std::string guest_error_from_console(const std::string& console) {
   for (const char* marker : {"cgmem-vm: error: ", "Oops: ", "Kernel panic - not syncing: "}) {
     size_t at = console.find(marker);
@@ -278,22 +301,29 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
     // of 10 runs (15 boots each) on 2026-12-01: an int3 Oops in
     // sched_clock_cpu 1.4 to 1.7 s into boot, at an instruction the kernel
     // had just patched.
+    // KVM that passed the probe can still fail on the guest's first
+    // instructions ("KVM internal error ... emulation failure", seen on a
+    // nested host on 2026-12-01): nothing ran, so TCG boots it again.
     constexpr int kBoots = 3;
     for (int attempt = 1;; ++attempt) {
       progress(std::string("booting (") + accel_name(run.accel) + ")");
-      if (auto ok = boot(spec, options, progress, stop, run); !ok) {
+      if (auto ok = boot(spec, options, progress, stop, work + "/qemu.log", run); !ok) {
         cleanup();
         return std::unexpected(ok.error());
       }
+      bool kvm_failed = spec.accel == Accel::kvm && !kvm_failure(run.guest_error).empty();
       std::string oops = run.timed_out || run.interrupted ? std::string{}
+                         : kvm_failed                     ? run.guest_error
                                                           : oops_before_command(read_file_or_empty(run.console_log));
       if (oops.empty() || attempt == kBoots) break;
+      if (kvm_failed) spec.accel = run.accel = Accel::tcg;
       // Kept beside DIR, never over a file that is already there.
       std::string kept = fmt::format("{}.boot{}.console.log", *out_dir, attempt);
       bool moved = ::renameat2(AT_FDCWD, run.console_log.c_str(), AT_FDCWD, kept.c_str(), RENAME_NOREPLACE) == 0;
       run.failed_boots.push_back({.console_log = moved ? kept : std::string{}, .error = oops});
-      progress(fmt::format("the guest kernel died before the command started ({}); booting again{}", oops,
-                           moved ? ", its console kept as " + kept : ""));
+      progress(fmt::format("the guest {} before the command started ({}); booting again{}{}",
+                           kvm_failed ? "could not run under KVM" : "kernel died", oops,
+                           kvm_failed ? " under TCG" : "", moved ? ", its console kept as " + kept : ""));
       run.guest_error.clear();
     }
     progress("collecting");

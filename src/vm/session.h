@@ -45,7 +45,7 @@ struct VmOptions {
 // A boot whose guest kernel died before the command started.
 struct FailedBoot {
   std::string console_log;     // its console, kept as DIR.bootN.console.log (empty: not kept, e.g. a file of that name was there)
-  std::string error;           // its "Oops: ..." line
+  std::string error;           // its "Oops: ..." line, or the KVM failure (kvm_failure) after which TCG booted it
 };
 
 struct VmRun {
@@ -72,10 +72,12 @@ uint64_t parent_cap(uint64_t mem_bytes);
 // The RAM (MemTotal) a guest booted with `mem_bytes` reports, at least: less
 // than it was given, as its kernel keeps its own image, its page structs (64
 // bytes per 4 KiB page, a 64th) and reserved ranges. A 512 MiB guest of
-// Debian's 6.12 cloud kernel reported MemTotal 472164 kB (461.1 MiB); this
-// takes a 64th and 48 MiB off (456 MiB of 512, 960 MiB of 1 GiB), so a check
-// against it refuses what the guest's `cgmem run` would refuse. cgmem's own
-// kernels are smaller and leave more.
+// Debian's 6.12 cloud kernel reported MemTotal 472164 kB (461.1 MiB), a
+// 1 GiB one 991088 kB (967.9 MiB), and a 1 GiB one of cgmem's hz1000-throttle
+// kernel 1019008 kB (995.1 MiB), measured 2026-12-01 with `cgmem vm --mem 1G
+// -- host --json`; this takes a 64th and 48 MiB off (456 MiB of 512, 960 MiB
+// of 1 GiB), so a check against it refuses what the guest's `cgmem run`
+// would refuse.
 uint64_t guest_mem_total(uint64_t mem_bytes);
 
 // The text of /cgmem-vm/command.sh for these options.
@@ -90,8 +92,14 @@ std::string guest_error_from_console(const std::string& console);
 
 // The "Oops: ..." line of a console whose guest kernel died before the
 // command started ("cgmem-vm: running" never printed), else empty. Such a
-// boot ran nothing of the command: run_vm boots again, up to 3 boots in all.
+// boot ran nothing of the command: run_vm boots again, up to 3 boots in all
+// (and after a KVM failure, under TCG).
 std::string oops_before_command(const std::string& console);
+
+// "KVM internal error. Suberror: N (emulation failure)" when QEMU's own
+// messages say KVM could not run the guest, else empty. QEMU then pauses the
+// guest for good instead of exiting.
+std::string kvm_failure(const std::string& qemu_messages);
 
 // `stop` is polled while QEMU runs (a SIGINT handler sets it). `self` is the
 // running cgmem (/proc/self/exe).

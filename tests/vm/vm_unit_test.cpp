@@ -281,6 +281,22 @@ TEST(Session, AnOopsBeforeTheCommandStartedIsBootedAgain) {
   EXPECT_EQ(oops_before_command(""), "");
 }
 
+// What QEMU 7.2 printed on stderr when KVM, which had passed the probe,
+// could not run Debian's 6.12 kernel on a nested host (2026-12-01); the
+// guest then stayed paused until the timeout.
+TEST(Session, AKvmEmulationFailureIsNamedSoTcgBootsAgain) {
+  const std::string qemu =
+      "KVM internal error. Suberror: 1\n"
+      "extra data[0]: 0x0000000000000001\n"
+      "extra data[1]: 0x894cc0f76942c40f\n"
+      "emulation failure\n"
+      "RAX=0000000001ad29a0 RBX=0000000004782b64 RCX=0000000000000000 RDX=0000000000000005\n";
+  EXPECT_EQ(kvm_failure(qemu), "KVM internal error. Suberror: 1 (emulation failure)");
+  EXPECT_EQ(kvm_failure("KVM internal error. Suberror: 3\n"), "KVM internal error. Suberror: 3");
+  EXPECT_EQ(kvm_failure("qemu-system-x86_64: warning: host doesn't support requested feature\n"), "");
+  EXPECT_EQ(kvm_failure(""), "");
+}
+
 TEST(Qemu, TcgCommandLine) {
   QemuSpec spec{.accel = Accel::tcg, .kernel = "/k/vmlinuz", .initrd = "/w/initramfs.gz", .disk = "/w/disk.img",
                 .console_log = "/o/r.console.log", .mem_bytes = 512ull << 20, .cpus = 2};
