@@ -12,9 +12,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Any entry of that name, followed or not: a cgroup whose memory.current is
+// there but cannot be read (a FIFO or a directory in a tree handed to
+// cgmem) is watched and shown as unknown; only a tree with none has no
+// controller.
 bool has_memory_current(const fs::path& dir) {
   struct stat st{};
-  return ::stat((dir / "memory.current").c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return ::lstat((dir / "memory.current").c_str(), &st) == 0;
 }
 
 }  // namespace

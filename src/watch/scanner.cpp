@@ -175,10 +175,13 @@ void Scanner::open_files(Entry& e) {
   Fd dir_scratch;
   int dir = dir_of(e, dir_scratch);
   Fd current = open_tree_file(dir, kFileNames[0]);
-  e.reported = current.valid();
+  // There but not readable (not a regular file, a link, no permission): a
+  // row all the same, shown as unknown, its files opened afresh each scan.
+  bool there = current.valid() || (dir >= 0 && errno != ENOENT && !vanished_errno(errno));
+  e.reported = there;
   if (!e.reported) return;
   ++rows_held_;
-  e.preopened = e.dir_fd.valid() && fds_open_ + kFileCount + kDirHeadroom <= fd_budget_;
+  e.preopened = current.valid() && e.dir_fd.valid() && fds_open_ + kFileCount + kDirHeadroom <= fd_budget_;
   if (e.preopened) {
     e.fds[0] = std::move(current);
     for (size_t i = 0; i < kFileCount; ++i) {
