@@ -13,7 +13,7 @@ std::string Error::message() const {
   if (!hint.empty()) out += " (" + hint + ")";
   // An error often quotes its input (a line of a unit file, a file name): a
   // raw ESC or newline from it must not reach the terminal or split the line.
-  return visible(out);
+  return visible(out, Backslash::keep);
 }
 
 std::unexpected<Error> sys_error(std::string what, std::string path, std::string hint) {

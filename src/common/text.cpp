@@ -137,7 +137,7 @@ void hex_escape(std::string& out, std::string_view bytes) {
 
 }  // namespace
 
-std::string visible(std::string_view text) {
+std::string visible(std::string_view text, Backslash backslash) {
   std::string out;
   out.reserve(text.size());
   while (!text.empty()) {
@@ -146,7 +146,7 @@ std::string visible(std::string_view text) {
     if (n == 0) n = 1;
     std::string_view seq = text.substr(0, n);
     text.remove_prefix(n);
-    if (c == '\\') out += "\\\\";
+    if (c == '\\') out += backslash == Backslash::escape ? "\\\\" : "\\";
     else if (c == '\n') out += "\\n";
     else if (c == '\r') out += "\\r";
     else if (c == '\t') out += "\\t";

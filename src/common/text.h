@@ -57,7 +57,10 @@ std::string quote(std::string_view text);
 //                  or a line/paragraph separator (U+2028, U+2029)
 // Printable ASCII and other valid UTF-8 stay as they are, so the result is
 // valid UTF-8 and prints as one line.
-std::string visible(std::string_view text);
+// Error messages keep a backslash as it is (Backslash::keep): they quote
+// patterns and paths a person typed, and no name in them is parsed back.
+enum class Backslash : bool { escape, keep };
+std::string visible(std::string_view text, Backslash backslash = Backslash::escape);
 
 // The first bytes of text (valid UTF-8, as visible() returns) that fit in
 // at most `bytes`, never splitting a UTF-8 sequence.

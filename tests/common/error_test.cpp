@@ -15,6 +15,13 @@ TEST(Error, EmptyPartsLeftOut) {
   EXPECT_EQ(Error{"parse memory.events"}.message(), "parse memory.events");
 }
 
+// A message quotes what a person typed: a pattern's backslash stays one,
+// while a control byte from a hostile name is shown as an escape.
+TEST(Error, ControlBytesAreEscapedBackslashesKept) {
+  Error e{.what = "--match 'system\\.slice\x1b[2J\n' is bad", .hint = "e.g. 'a\\d'"};
+  EXPECT_EQ(e.message(), "--match 'system\\.slice\\x1b[2J\\n' is bad (e.g. 'a\\d')");
+}
+
 TEST(Error, VanishedIsEnoentEnodevEsrch) {
   EXPECT_TRUE((Error{"x", ENOENT}.vanished()));
   EXPECT_TRUE((Error{"x", ENODEV}.vanished()));
