@@ -11,6 +11,7 @@
 #include "common/file.h"
 
 #include "kernel/inputs.h"
+#include "model/penalty.h"
 #include "vm/kernel.h"
 
 namespace fs = std::filesystem;
@@ -69,8 +70,9 @@ Entry parse_entry(const std::string& text, const std::string& dir) {
   e.name = text_of(j, "name");
   e.key = text_of(j, "key");
   if (e.name.empty() || e.key.empty()) throw std::runtime_error("it has no name or no key");
-  e.hz = int(whole_of(j, "hz", 10000, "a CONFIG_HZ (1 to 10000)"));
-  if (j.contains("hz") && e.hz == 0) throw std::runtime_error("hz is 0, not a CONFIG_HZ (1 to 10000)");
+  e.hz = int(whole_of(j, "hz", model::kMaxHz, model::kHzRange));
+  if (j.contains("hz") && e.hz < model::kMinHz)
+    throw std::runtime_error(fmt::format("hz is {}, not {}", e.hz, model::kHzRange));
   e.patch = text_of(j, "patch");
   e.source_version = text_of(j, "source_version");
   e.release = text_of(j, "release");

@@ -43,7 +43,7 @@ Result<std::string> kernels_dir();
 // A directory with a build.json that is not a whole entry, and why.
 struct BadEntry {
   std::string dir;
-  std::string reason;  // "build.json: hz is 1180591620717411303424, not a CONFIG_HZ (1 to 10000)"
+  std::string reason;  // "build.json: hz is 1180591620717411303424, not a CONFIG_HZ (10 to 10000)"
 };
 
 struct Listing {

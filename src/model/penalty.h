@@ -32,9 +32,13 @@ namespace cgmem::model {
 // MEMCG_CHARGE_BATCH: the pages a charge takes at once into the per-CPU stock.
 inline constexpr uint32_t kChargeBatch = 64;
 
-// The HZ and page sizes a record may name (meta.json, snapshot.json): every
-// reader of a saved record checks them before the model divides by them.
-inline constexpr int64_t kMinHz = 1, kMaxHz = 10000;
+// The HZ and page sizes a record may name (meta.json, snapshot.json, a
+// kernel cache's build.json): every reader of a saved record checks them
+// before the model divides by them. Below 10 the model's sleeps round to
+// nothing (HZ=1 gave a sleep of 0.0 s); kernels offer 100 to 1000 on x86
+// (CONFIG_HZ_100 to CONFIG_HZ_1000) and a few others elsewhere, none below 10.
+inline constexpr int64_t kMinHz = 10, kMaxHz = 10000;
+inline constexpr const char* kHzRange = "a CONFIG_HZ (10 to 10000)";
 inline constexpr uint64_t kMinPageSize = 4096, kMaxPageSize = uint64_t{1} << 21;
 constexpr bool plausible_hz(int64_t hz) { return hz >= kMinHz && hz <= kMaxHz; }
 constexpr bool plausible_page_size(uint64_t bytes) {

@@ -99,7 +99,7 @@ Result<void> check_meta(const Json& j, const std::string& path) {
     return bad_meta(path, "host.page_size", *child(*host, "page_size"), "a page size (a power of two, 4096 to 2097152)");
   auto hz = get_i64(host ? *host : empty, "hz");
   if (host && child(*host, "hz") && !child(*host, "hz")->is_null() && (!hz || !model::plausible_hz(*hz)))
-    return bad_meta(path, "host.hz", *child(*host, "hz"), "a CONFIG_HZ (1 to 10000)");
+    return bad_meta(path, "host.hz", *child(*host, "hz"), model::kHzRange);
   for (const char* key : {"max", "high", "swap_max"}) {
     const Json* v = limits ? child(*limits, key) : nullptr;
     bool ok = !v || v->is_null() || (v->is_string() && v->get<std::string>() == "max") || get_u64(*limits, key);

@@ -140,7 +140,7 @@ Result<SnapshotMeta> parse_snapshot_meta(std::string_view text, const std::strin
     m.root = j.at("root").get<std::string>();
     m.kernel = j.value("kernel", "");
     // The checks meta.json's host facts get (report/read_run.cpp): the model divides by both.
-    m.kernel_facts.hz = uint32_t(whole_in(j, "hz", model::kMinHz, model::kMaxHz, "a CONFIG_HZ (1 to 10000)"));
+    m.kernel_facts.hz = uint32_t(whole_in(j, "hz", model::kMinHz, model::kMaxHz, model::kHzRange));
     m.kernel_facts.page_size = whole_in(j, "page_size", model::kMinPageSize, model::kMaxPageSize,
                                         "a page size (a power of two, 4096 to 2097152)");
     if (!model::plausible_page_size(m.kernel_facts.page_size))

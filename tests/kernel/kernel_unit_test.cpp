@@ -143,8 +143,8 @@ TEST(KernelCache, ABadEntryIsMarkedWithItsReasonAndTheOthersListed) {
   EXPECT_EQ(listing.entries[0].key, "aaaaaaaaaaaa");
   ASSERT_EQ(listing.bad.size(), 5u);
   EXPECT_EQ(listing.bad[0].dir, k + "/hz250-bbbbbbbbbbbb");
-  EXPECT_EQ(listing.bad[0].reason, "build.json: hz is \"x\", not a CONFIG_HZ (1 to 10000)");
-  EXPECT_EQ(listing.bad[1].reason, "build.json: hz is 1.1805916207174113e+21, not a CONFIG_HZ (1 to 10000)");
+  EXPECT_EQ(listing.bad[0].reason, "build.json: hz is \"x\", not a CONFIG_HZ (10 to 10000)");
+  EXPECT_EQ(listing.bad[1].reason, "build.json: hz is 1.1805916207174113e+21, not a CONFIG_HZ (10 to 10000)");
   EXPECT_EQ(listing.bad[2].reason, "build.json: jobs is -1, not a number of jobs (0 to 4096)");
   EXPECT_EQ(listing.bad[3].reason, "build.json: it is not a JSON object");
   EXPECT_EQ(listing.bad[4].reason, "bzImage is not a regular file");

@@ -74,7 +74,7 @@ TEST(ReportReadRun, ImpossibleValuesAreErrorsThatNameTheKey) {
     return meta ? std::string("accepted") : meta.error().what;
   };
   EXPECT_EQ(what(R"({"limits":{"max":-5}})"), "meta.json: limits.max is -5, not bytes, \"max\" or null");
-  EXPECT_EQ(what(R"({"host":{"hz":"x"}})"), "meta.json: host.hz is \"x\", not a CONFIG_HZ (1 to 10000)");
+  EXPECT_EQ(what(R"({"host":{"hz":"x"}})"), "meta.json: host.hz is \"x\", not a CONFIG_HZ (10 to 10000)");
   EXPECT_EQ(what(R"({"host":{"page_size":4097}})"),
             "meta.json: host.page_size is 4097, not a page size (a power of two, 4096 to 2097152)");
   EXPECT_EQ(what(R"({"workload":{"chunk_bytes":1000}})"), "meta.json: workload.chunk_bytes is 1000, not a whole number of pages");

@@ -161,7 +161,7 @@ TEST_F(ReportSafety, ANegativeHzIsAnError) {
   std::ofstream(run / "meta.json") << meta;
   auto w = make_report({.dirs = {run.string()}, .out = (tmp_ / "out").string()});
   ASSERT_FALSE(w);
-  EXPECT_EQ(w.error().what, "meta.json: host.hz is -250, not a CONFIG_HZ (1 to 10000)");
+  EXPECT_EQ(w.error().what, "meta.json: host.hz is -250, not a CONFIG_HZ (10 to 10000)");
 }
 
 TEST_F(ReportSafety, AFifoAsOpsIsRefusedNotWaitedOn) {

@@ -192,10 +192,11 @@ TEST_F(HostileTree, SnapshotJsonHzAndPageSizeAreCheckedAsMetaJsonIs) {
     const char* value;
     const char* says;
   };
-  for (const Case& c : {Case{"hz", "0", "hz is 0, not a CONFIG_HZ (1 to 10000)"},
-                        Case{"hz", "1180591620717411303424", "hz is 1.1805916207174113e+21, not a CONFIG_HZ (1 to 10000)"},
-                        Case{"hz", "4294967546", "hz is 4294967546, not a CONFIG_HZ (1 to 10000)"},
-                        Case{"hz", "\"250\"", "hz is \"250\", not a CONFIG_HZ (1 to 10000)"},
+  for (const Case& c : {Case{"hz", "0", "hz is 0, not a CONFIG_HZ (10 to 10000)"},
+                        Case{"hz", "1", "hz is 1, not a CONFIG_HZ (10 to 10000)"},
+                        Case{"hz", "1180591620717411303424", "hz is 1.1805916207174113e+21, not a CONFIG_HZ (10 to 10000)"},
+                        Case{"hz", "4294967546", "hz is 4294967546, not a CONFIG_HZ (10 to 10000)"},
+                        Case{"hz", "\"250\"", "hz is \"250\", not a CONFIG_HZ (10 to 10000)"},
                         Case{"page_size", "3000", "page_size is 3000, not a page size (a power of two, 4096 to 2097152)"},
                         Case{"page_size", "6144", "page_size is 6144, not a page size (a power of two, 4096 to 2097152)"}}) {
     std::string snap = snapshot();
