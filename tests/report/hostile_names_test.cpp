@@ -6,9 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "report/gnuplot_script.h"
+#include "support/fixture.h"
 #include "support/run_cgmem.h"
 #include "support/temp_dir.h"
 
@@ -17,14 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using cgmem::testing::run_cgmem;
+using cgmem::testing::slurp;
 const std::string kBasic = std::string(CGMEM_FIXTURES) + "/runs/basic";
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // How many files of `dir` are named PREFIX*.EXT.
 size_t count(const fs::path& dir, const std::string& prefix, const std::string& ext) {
@@ -64,7 +58,7 @@ class HostileNames : public ::testing::Test {
     fs::path run = parent / "anon-over-max-r1";
     fs::create_directories(parent);
     fs::copy(kBasic + "/anon-over-max-r1", run, fs::copy_options::recursive);
-    std::string meta = read(run / "meta.json");
+    std::string meta = slurp(run / "meta.json");
     const std::string from = "\"name\": \"anon-over-max-r1\"";
     meta.replace(meta.find(from), from.size(), "\"name\": \"" + json_name + "\"");
     std::ofstream(run / "meta.json") << meta;
@@ -75,7 +69,7 @@ class HostileNames : public ::testing::Test {
     EXPECT_EQ(count(out / "plots", "memory-", ".png"), 1u);
     EXPECT_EQ(count(out / "plots", "memory-", ".svg"), 1u);
     EXPECT_EQ(count(out / "plots", "latency-", ".png"), 1u);
-    EXPECT_EQ(read(out / "plots" / "gnuplot.log"), "");
+    EXPECT_EQ(slurp(out / "plots" / "gnuplot.log"), "");
   }
   cgmem::testing::TempDir temp_;
   fs::path tmp_ = temp_.dir();
@@ -107,7 +101,7 @@ TEST_F(HostileNames, BatchLabelsWithNewlinesRunNoShellCommand) {
   EXPECT_TRUE(pwned(tmp_).empty()) << ::testing::PrintToString(pwned(tmp_));
   EXPECT_EQ(count(tmp_ / "rep" / "plots", "memory-anon_system__touch_PWNED2____", ".png"), 1u);
   EXPECT_EQ(count(tmp_ / "rep" / "plots", "latency-anon_system__touch_PWNED2____", ".png"), 1u);
-  EXPECT_EQ(read(tmp_ / "rep" / "plots" / "gnuplot.log"), "");
+  EXPECT_EQ(slurp(tmp_ / "rep" / "plots" / "gnuplot.log"), "");
 }
 
 // noenhanced: '_', '^' and '@' are drawn as they are, not as sub- and superscripts.
@@ -115,7 +109,7 @@ TEST_F(HostileNames, TitlesAreDrawnLiterally) {
   fs::path run = run_named("a_b^c@d{e}", tmp_ / "b");
   auto r = run_cgmem("report " + run.string() + " --out " + (tmp_ / "rep").string());
   ASSERT_EQ(r.code, 0) << r.text;
-  EXPECT_NE(read(tmp_ / "rep" / "plots" / "memory-a_b_c_d_e_.svg").find(">a_b^c@d{e}<"), std::string::npos);
+  EXPECT_NE(slurp(tmp_ / "rep" / "plots" / "memory-a_b_c_d_e_.svg").find(">a_b^c@d{e}<"), std::string::npos);
 }
 
 }  // namespace
