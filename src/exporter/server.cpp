@@ -18,7 +18,10 @@
 #include "exporter/door.h"
 
 namespace cgmem::exporter {
-namespace {
+// Named, not anonymous: Server::Impl holds a Router and a Queue, and g++
+// refuses a member of an anonymous namespace's type where this file is
+// compiled inside a unity batch (-Wsubobject-linkage).
+namespace serving {
 
 // The door's connections as httplib sees them: the head read so far first,
 // then the socket, every wait bounded by the connection's one deadline.
@@ -151,14 +154,14 @@ void serve_health(const Collector& collector, httplib::Response& res) {
   res.set_content(fmt::format("ok: last scan {:.1f} s ago, {} series\n", age, page->series), "text/plain");
 }
 
-}  // namespace
+}  // namespace serving
 
 bool has_http_server() { return true; }
 
 struct Server::Impl {
-  Router http;
+  serving::Router http;
   std::unique_ptr<Door> door;
-  Queue queue;
+  serving::Queue queue;
   size_t workers = 0;
 };
 
@@ -178,10 +181,10 @@ Result<std::unique_ptr<Server>> Server::bind(Collector& collector, ServerOptions
   httplib::Server& http = s->impl_->http;
   http.set_payload_max_length(4096);  // scrapers send no body
   http.Get("/metrics", [&collector](const httplib::Request& req, httplib::Response& res) {
-    serve_metrics(collector, req, res);
+    serving::serve_metrics(collector, req, res);
   });
   http.Get("/healthz", [&collector](const httplib::Request&, httplib::Response& res) {
-    serve_health(collector, res);
+    serving::serve_health(collector, res);
   });
   http.Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("cgmem exporter: /metrics (Prometheus, OpenMetrics), /healthz\n", "text/plain");
