@@ -39,6 +39,7 @@ inline constexpr uint32_t kChargeBatch = 64;
 // (CONFIG_HZ_100 to CONFIG_HZ_1000) and a few others elsewhere, none below 10.
 inline constexpr int64_t kMinHz = 10, kMaxHz = 10000;
 inline constexpr const char* kHzRange = "a CONFIG_HZ (10 to 10000)";
+inline constexpr const char* kPageSizeRange = "a page size (a power of two, 4096 to 2097152)";
 inline constexpr uint64_t kMinPageSize = 4096, kMaxPageSize = uint64_t{1} << 21;
 constexpr bool plausible_hz(int64_t hz) { return hz >= kMinHz && hz <= kMaxHz; }
 constexpr bool plausible_page_size(uint64_t bytes) {

@@ -96,7 +96,7 @@ Result<void> check_meta(const Json& j, const std::string& path) {
   const Json* spec = child(j, "spec");
   auto page = get_u64(host ? *host : empty, "page_size");
   if (host && child(*host, "page_size") && (!page || !model::plausible_page_size(*page)))
-    return bad_meta(path, "host.page_size", *child(*host, "page_size"), "a page size (a power of two, 4096 to 2097152)");
+    return bad_meta(path, "host.page_size", *child(*host, "page_size"), model::kPageSizeRange);
   auto hz = get_i64(host ? *host : empty, "hz");
   if (host && child(*host, "hz") && !child(*host, "hz")->is_null() && (!hz || !model::plausible_hz(*hz)))
     return bad_meta(path, "host.hz", *child(*host, "hz"), model::kHzRange);

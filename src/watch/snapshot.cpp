@@ -141,11 +141,9 @@ Result<SnapshotMeta> parse_snapshot_meta(std::string_view text, const std::strin
     m.kernel = j.value("kernel", "");
     // The checks meta.json's host facts get (report/read_run.cpp): the model divides by both.
     m.kernel_facts.hz = uint32_t(whole_in(j, "hz", model::kMinHz, model::kMaxHz, model::kHzRange));
-    m.kernel_facts.page_size = whole_in(j, "page_size", model::kMinPageSize, model::kMaxPageSize,
-                                        "a page size (a power of two, 4096 to 2097152)");
+    m.kernel_facts.page_size = whole_in(j, "page_size", model::kMinPageSize, model::kMaxPageSize, model::kPageSizeRange);
     if (!model::plausible_page_size(m.kernel_facts.page_size))
-      throw std::runtime_error("page_size is " + j.at("page_size").dump() +
-                               ", not a page size (a power of two, 4096 to 2097152)");
+      throw std::runtime_error("page_size is " + j.at("page_size").dump() + ", not " + model::kPageSizeRange);
     m.hz_source = j.value("hz_source", "");
     const auto& samples = j.at("samples");
     if (!samples.is_array() || samples.size() != 2)
