@@ -14,7 +14,6 @@
 
 namespace cgmem::cli {
 
-
 void add_tree_flags(CLI::App& app, TreeFlags& f) {
   app.add_option("--root", f.root, "the cgroup2 directory to watch (default: the cgroup2 mount)");
   app.add_option("--depth", f.depth, "levels below the root to walk (default: all)")
