@@ -85,21 +85,34 @@ void Door::forget(const std::string& peer) {
 
 // Closes the oldest connection still sending its head from `peer` when
 // that address is at its bound, or the oldest of all when the door is full.
+// Each is read once more first: one whose head has come in since (a
+// scraper's, accepted in a burst of idle clients from its own address that
+// open again as fast as they are closed) is handed on, not closed.
 // False when no such one is waiting (all are being served).
-bool Door::make_room(const std::string& peer) {
-  std::lock_guard lock(mutex_);
-  auto mine = per_client_.find(peer);
-  bool client_full = mine != per_client_.end() && mine->second >= options_.per_client;
-  if (!client_full && open_ < options_.max_connections) return true;
-  auto it = std::find_if(waiting_.begin(), waiting_.end(),
-                         [&](const Conn& c) { return !client_full || c.peer == peer; });
-  if (it == waiting_.end()) return false;
-  forget(it->peer);
-  waiting_.erase(it);
-  return true;
+bool Door::make_room(const std::string& peer, const std::function<void(Conn)>& ready) {
+  for (;;) {
+    size_t oldest = 0;
+    {
+      std::lock_guard lock(mutex_);
+      auto mine = per_client_.find(peer);
+      bool client_full = mine != per_client_.end() && mine->second >= options_.per_client;
+      if (!client_full && open_ < options_.max_connections) return true;
+      auto it = std::find_if(waiting_.begin(), waiting_.end(),
+                             [&](const Conn& c) { return !client_full || c.peer == peer; });
+      if (it == waiting_.end()) return false;
+      oldest = size_t(it - waiting_.begin());
+    }
+    size_t before = waiting_.size();
+    read_head(oldest, ready);  // without mutex_: it may release()
+    if (waiting_.size() != before) continue;  // handed on or dropped: look again
+    std::lock_guard lock(mutex_);
+    forget(waiting_[oldest].peer);
+    waiting_.erase(waiting_.begin() + long(oldest));
+    return true;
+  }
 }
 
-void Door::accept_all(uint64_t now) {
+void Door::accept_all(uint64_t now, const std::function<void(Conn)>& ready) {
   for (;;) {
     sockaddr_storage from{};
     socklen_t len = sizeof(from);
@@ -114,13 +127,16 @@ void Door::accept_all(uint64_t now) {
     }
     Conn c{.fd = std::move(fd), .deadline_ns = now + options_.timeout_ns};
     c.peer = address_of(from, c.peer_port);
-    if (!make_room(c.peer)) continue;  // closed: every place is being served
+    if (!make_room(c.peer, ready)) continue;  // closed: every place is being served
     {
       std::lock_guard lock(mutex_);
       ++open_;
       ++per_client_[c.peer];
     }
     waiting_.push_back(std::move(c));
+    // A client that sent its request with the connection, as a scraper
+    // does, is handed on at once.
+    read_head(waiting_.size() - 1, ready);
   }
 }
 
@@ -175,7 +191,7 @@ void Door::run(const std::function<void(Conn)>& ready) {
     // Heads first, from the last so erasing keeps the indices below valid.
     for (size_t i = waiting_.size(); i-- > 0;)
       if (fds[i + 2].revents) read_head(i, ready);
-    if (fds[0].revents & POLLIN) accept_all(now);
+    if (fds[0].revents & POLLIN) accept_all(now, ready);
   }
   std::lock_guard lock(mutex_);
   for (const Conn& c : waiting_) forget(c.peer);

@@ -76,8 +76,8 @@ class Door {
 
  private:
   Door() = default;
-  void accept_all(uint64_t now);
-  bool make_room(const std::string& peer);
+  void accept_all(uint64_t now, const std::function<void(Conn)>& ready);
+  bool make_room(const std::string& peer, const std::function<void(Conn)>& ready);
   void read_head(size_t i, const std::function<void(Conn)>& ready);
   void forget(const std::string& peer);  // mutex_ held
 

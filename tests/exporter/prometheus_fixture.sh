@@ -67,7 +67,8 @@ else
 
   times=()
   for _ in 1 2 3 4 5; do
-    t=$(curl -sS -o /dev/null -w '%{time_total}' --max-time 10 "http://$listen/metrics" || echo 10)
+    t=$(curl -fsS -o /dev/null -w '%{time_total}' --max-time 10 "http://$listen/metrics") ||
+      { echo "a scrape beside idle connections failed (after ${t:-?} s)" >&2; exit 1; }
     times+=("$t")
   done
   median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
