@@ -1,5 +1,6 @@
 // cgmem matrix SPEC.toml: every run of a study, natively or in the VM.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <ctime>
@@ -72,12 +73,29 @@ Result<void> seed_from(const std::string& from, const std::string& out) {
   return {};
 }
 
+// --kernel-label picks one of the spec's kernels; natively, a spec of
+// several kernels needs one (each runs in a VM session of its own).
+Result<void> check_kernel_label(const MatrixFlags& f, const lab::MatrixSpec& spec) {
+  std::vector<std::string> labels;
+  for (const auto& k : spec.kernels) labels.push_back(k.label);
+  if (!f.kernel_label.empty() && !lab::find_kernel(spec, f.kernel_label))
+    return fail(fmt::format("matrix: --kernel-label {} is not a kernel of the spec (its labels: {})", f.kernel_label,
+                            labels.empty() ? "none" : fmt::format("{}", fmt::join(labels, ", "))),
+                spec.path, "give a label of its [[kernels]]");
+  if (f.native && f.kernel_label.empty() && spec.kernels.size() > 1)
+    return fail(fmt::format("matrix: --native: the spec lists {} kernels ({}), and this host runs one", spec.kernels.size(),
+                            fmt::join(labels, ", ")),
+                spec.path, "run it in the VM (one session per kernel), or pick one with --kernel NAME");
+  return {};
+}
+
 int run_native(const MatrixFlags& f, lab::MatrixSpec& spec) {
   if (!f.claim.empty()) spec.claim = fs::absolute(f.claim).string();
   if (!f.from.empty())
     if (auto r = seed_from(f.from, f.out); !r) return print_error(r.error()), kFailure;
   lab::MatrixOptions o{.out_dir = f.out, .resume = f.resume};
   o.plan.reps = f.reps;
+  o.plan.kernel = f.kernel_label;
   if (!f.order.empty()) o.plan.shuffle = f.order == "shuffle";
   o.plan.seed = f.seed;
   o.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
@@ -107,7 +125,9 @@ int run_matrix(std::span<char*> args) {
   app.add_option("--claim", f.claim, "the claim file, instead of the spec's `claim`");
   app.add_flag("--progress-lines", f.progress_lines, "a line per run, no redrawn bar (used inside the VM)")->group("");
   app.add_option("--from", f.from, "start from a copy of this batch (used inside the VM to resume)")->group("");
-  app.add_option("--kernel", f.kernel, "the VM's kernel: a cached name (hz1000-throttle) or a bzImage; implies --vm");
+  app.add_option("--kernel", f.kernel,
+                 "the VM's kernel: a cached name (hz1000-throttle) or a bzImage, over the spec's kernels; implies --vm");
+  app.add_option("--kernel-label", f.kernel_label, "run this kernel's runs of the spec (used inside the VM)")->group("");
   app.add_option("--vm-swap", f.vm_swap, "zram swap in the VM (for swap_max), 0 for none")
       ->check(size_validator({}))->capture_default_str();
   app.add_option("--vm-mem", f.vm_mem, "guest RAM when running in the VM")->check(size_validator({}))->capture_default_str();
@@ -120,6 +140,8 @@ int run_matrix(std::span<char*> args) {
   if (f.resume && f.out.empty()) return print_error("--resume needs --out: the batch directory to finish"), kUsage;
   auto spec = lab::load_spec(f.spec);
   if (!spec) return print_error(spec.error()), kUsage;
+  if (!f.kernel.empty()) lab::override_kernel(*spec, f.kernel);
+  if (auto ok = check_kernel_label(f, *spec); !ok) return print_error(ok.error()), kUsage;
   if (f.out.empty()) f.out = default_out(spec->name);
   // The spec's own errors first: a missing claim file says so before the host's state does.
   lab::MatrixSpec claimed = *spec;
@@ -135,10 +157,13 @@ int run_matrix(std::span<char*> args) {
   }
   // A kernel named by --kernel or the spec only exists in the VM.
   std::string why = f.vm ? "--vm" : "";
-  if (std::string k = f.kernel.empty() ? spec->kernel.value_or("") : f.kernel; !k.empty()) {
+  for (const auto& k : spec->kernels) {
     // An unbuilt kernel stops the batch before it starts; the plan notes it.
-    if (auto choice = kernel::resolve_kernel(k); !choice && !f.plan) return print_error(choice.error()), kUsage;
-    if (why.empty()) why = f.kernel.empty() ? "the spec names kernel " + k : "--kernel";
+    if (auto choice = kernel::resolve_kernel(k.name); !choice && !f.plan) return print_error(choice.error()), kUsage;
+    if (why.empty())
+      why = !f.kernel.empty() ? "--kernel"
+            : spec->kernels.size() == 1 ? "the spec names kernel " + k.name
+                                        : fmt::format("the spec lists {} kernels", spec->kernels.size());
     f.vm = true;
   }
   if (!f.vm) {

@@ -47,7 +47,9 @@ void print_claims(const report::Written& w) {
   if (!claims.is_array() || claims.empty()) return;
   fmt::print("\nthe study's claims, checked (claims.md):\n");
   for (const auto& c : claims) {
-    fmt::print("{:<24} {}\n", c["verdict"].get<std::string>(), c["claim"].get<std::string>());
+    // A batch of several kernels: a row per claim and kernel.
+    std::string on = c.contains("kernel") ? " (on " + c["kernel"].get<std::string>() + ")" : "";
+    fmt::print("{:<24} {}{}\n", c["verdict"].get<std::string>(), c["claim"].get<std::string>(), on);
     fmt::print("{:<24}   study: {}\n", "", c["study"].get<std::string>());
     fmt::print("{:<24}   this batch: {}\n", "", c["batch"].get<std::string>());
     if (!c["note"].get<std::string>().empty()) fmt::print("{:<24}   {}\n", "", c["note"].get<std::string>());

@@ -12,6 +12,7 @@
 #include "common/process.h"
 #include "host/probe.h"
 #include "kernel/resolve.h"
+#include "lab/matrix/batch.h"
 #include "lab/matrix/plan.h"
 #include "vm/session.h"
 
@@ -33,9 +34,10 @@ std::vector<CheckedRun> check_runs(const MatrixFlags& f, const lab::MatrixSpec& 
   lab::PlanOptions o{.reps = f.reps, .seed = f.seed};
   if (!f.order.empty()) o.shuffle = f.order == "shuffle";
   o.batch_dir = fs::absolute(f.out).lexically_normal().string();
+  o.kernel = f.kernel_label;
   std::vector<CheckedRun> out;
-  for (auto& run : lab::plan(spec, o)) {
-    auto args = lab::run_arguments(run, (fs::path(o.batch_dir) / run.name).string());
+  for (auto& run : f.kernel_label.empty() ? lab::plan_all(spec, o) : lab::plan(spec, o)) {
+    auto args = lab::run_arguments(run, (fs::path(lab::kernel_batch_dir(spec, o.batch_dir, run.kernel)) / run.name).string());
     auto checked = check_run_words(std::vector<std::string>(args.begin() + 1, args.end()), machine);
     out.push_back({.run = std::move(run), .args = std::move(args),
                    .refused = checked ? std::string() : checked.error().message()});
@@ -52,15 +54,33 @@ bool sets_swap_max(const lab::MatrixSpec& spec) {
 nlohmann::json plan_json(const lab::MatrixSpec& spec, const PlanTarget& t, const std::vector<CheckedRun>& runs,
                          size_t refused) {
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& c : runs)
+  for (const auto& c : runs) {
     list.push_back({{"name", c.run.name}, {"config", c.run.config}, {"workload", c.run.workload}, {"rep", c.run.rep},
                     {"cap_s", c.run.cap_s}, {"args", c.args},
                     {"refused", c.refused.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.refused)}});
-  return {{"spec", spec.path}, {"name", spec.name}, {"where", t.vm ? "vm" : "native"}, {"why", t.why},
+    if (!c.run.kernel.empty()) list.back()["kernel"] = c.run.kernel;
+  }
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& k : spec.kernels) {
+    kernels.push_back(lab::kernel_json(k));
+    kernels.back()["runs"] = std::count_if(runs.begin(), runs.end(), [&](const CheckedRun& c) { return c.run.kernel == k.label; });
+  }
+  return {{"spec", spec.path}, {"kernels", kernels}, {"name", spec.name}, {"where", t.vm ? "vm" : "native"}, {"why", t.why},
           {"kernel", t.kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.kernel)},
           {"machine", {{"cpus", t.machine.cpus}, {"mem_total_bytes", t.machine.mem_total_bytes},
                        {"page_size", t.machine.page_size}, {"text", t.machine_text}}},
           {"notes", t.notes}, {"runs", list}, {"refused", refused}};
+}
+
+// "kernel LABEL: N runs in BATCH/LABEL, one session of `cgmem vm --kernel NAME --stock-slots N`".
+void print_kernel(const lab::MatrixSpec& spec, const MatrixFlags& f, const std::string& label,
+                  const std::vector<CheckedRun>& runs) {
+  const lab::KernelSpec* k = lab::find_kernel(spec, label);
+  if (!k) return;
+  auto n = std::count_if(runs.begin(), runs.end(), [&](const CheckedRun& c) { return c.run.kernel == label; });
+  std::string dir = lab::kernel_batch_dir(spec, fs::absolute(f.out).lexically_normal().string(), label);
+  fmt::print("kernel  {}: {} run{} in {}, one session of `cgmem vm --kernel {}{}`\n", label, n, n == 1 ? "" : "s", dir,
+             k->name, k->stock_slots ? fmt::format(" --stock-slots {}", *k->stock_slots) : "");
 }
 
 }  // namespace
@@ -80,9 +100,13 @@ PlanTarget guest_target(const MatrixFlags& f, const lab::MatrixSpec& spec, std::
   t.machine = {.cpus = vm::VmOptions{}.cpus, .mem_total_bytes = vm::guest_mem_total(mem), .page_size = kGuestPageSize};
   t.machine_text = fmt::format("the guest: {} CPUs, {} of RAM (--vm-mem {} less what its kernel keeps)",
                                t.machine.cpus, format_bytes(t.machine.mem_total_bytes), f.vm_mem);
-  t.kernel = !f.kernel.empty() ? f.kernel : spec.kernel.value_or("");
-  if (!t.kernel.empty())
-    if (auto choice = kernel::resolve_kernel(t.kernel); !choice) t.notes.push_back(choice.error().message());
+  // One kernel: its name; several: the plan lists each one's runs. An
+  // unbuilt kernel is a note: the plan needs none built.
+  if (spec.kernels.size() == 1) t.kernel = spec.kernels.front().name;
+  for (const auto& k : spec.kernels)
+    if (auto choice = kernel::resolve_kernel(k.name); !choice)
+      t.notes.push_back(spec.kernels.size() == 1 ? choice.error().message()
+                                                 : fmt::format("kernel {}: {}", k.label, choice.error().message()));
   if (f.vm_swap == "0" && sets_swap_max(spec))
     t.notes.push_back("the spec sets swap_max and the guest has no swap: pass --vm-swap SIZE (docs/matrix.md)");
   return t;
@@ -97,10 +121,17 @@ int print_plan(const MatrixFlags& f, const lab::MatrixSpec& spec, const PlanTarg
   if (f.json) {
     fmt::print("{}\n", plan_json(spec, t, runs, refused).dump(2));
   } else {
-    fmt::print("plan {}: {} runs {}{} ({}); {}\n", spec.name, runs.size(), t.vm ? "in the VM" : "here",
-               t.kernel.empty() ? "" : " on kernel " + t.kernel, t.why, t.machine_text);
+    std::string on = !t.kernel.empty() ? " on kernel " + t.kernel
+                     : spec.kernels.size() > 1 && f.kernel_label.empty() ? fmt::format(" on {} kernels", spec.kernels.size())
+                                                                          : "";
+    fmt::print("plan {}: {} runs {}{} ({}); {}\n", spec.name, runs.size(), t.vm ? "in the VM" : "here", on, t.why,
+               t.machine_text);
     for (const auto& n : t.notes) fmt::print("note: {}\n", n);
-    for (const auto& c : runs) {
+    std::string kernel = runs.empty() ? "" : runs.front().run.kernel;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const CheckedRun& c = runs[i];
+      if (spec.kernels.size() > 1 && (i == 0 || c.run.kernel != kernel)) print_kernel(spec, f, c.run.kernel, runs);
+      kernel = c.run.kernel;
       if (c.refused.empty()) fmt::print("run     {}: cgmem {}\n", c.run.name, command_line(c.args));
       else fmt::print("refused {}: {}\n", c.run.name, c.refused);
     }

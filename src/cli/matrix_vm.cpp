@@ -12,6 +12,8 @@
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "common/process.h"
+#include "cli/version.h"
+#include "lab/matrix/kernels.h"
 #include "lab/matrix/plan.h"
 #include "run_format/run_format.h"
 
@@ -23,8 +25,9 @@ namespace fs = std::filesystem;
 
 // Every cap, plus a fifth for the driver's own work, plus 5 minutes to boot
 // and copy results back.
-unsigned timeout_for(const MatrixFlags& f, const lab::MatrixSpec& spec) {
+unsigned timeout_for(const MatrixFlags& f, const lab::MatrixSpec& spec, const lab::KernelSpec* kernel) {
   lab::PlanOptions o{.reps = f.reps};
+  if (kernel) o.kernel = kernel->label;
   double total = 0;
   for (const auto& run : lab::plan(spec, o)) total += run.cap_s + 2;
   return static_cast<unsigned>(std::ceil(total * 1.2 + 300));
@@ -73,7 +76,9 @@ Result<void> merge_back(const fs::path& from, const fs::path& into) {
 }  // namespace
 
 std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpec& spec, const std::string& vm_out,
-                                      const std::string& resume_from, unsigned timeout_s) {
+                                      const std::string& resume_from, unsigned timeout_s,
+                                      const lab::KernelSpec* kernel) {
+  if (!kernel && spec.kernels.size() == 1) kernel = &spec.kernels.front();
   std::vector<std::string> vm = {"vm", "--file", spec.path};
   // A workload that is the user's program: it and its load generator come in
   // with their libraries, under the names the spec uses (docs/own-program.md).
@@ -101,19 +106,27 @@ std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpe
   if (!f.order.empty()) inner.insert(inner.end(), {"--order", f.order});
   if (f.seed) inner.insert(inner.end(), {"--seed", std::to_string(*f.seed)});
   if (f.json) inner.push_back("--json");
+  // The guest reads the spec again: it takes the same --kernel over the
+  // spec's kernels, and runs this session's kernel's runs.
+  if (!f.kernel.empty()) inner.insert(inner.end(), {"--kernel", f.kernel});
+  if (kernel) inner.insert(inner.end(), {"--kernel-label", kernel->label});
   // The --file options go first: CLI11 2.1 lets an inner `--out` after `--`
   // reach `cgmem vm` when the last option before `--` takes many values.
   vm.insert(vm.end(), {"--out", vm_out, "--timeout", std::to_string(timeout_s), "--mem", f.vm_mem, "--disk", "2G"});
   if (f.vm_swap != "0") vm.insert(vm.end(), {"--swap", f.vm_swap});
-  std::string kernel = !f.kernel.empty() ? f.kernel : spec.kernel.value_or("");
-  if (!kernel.empty()) vm.insert(vm.end(), {"--kernel", kernel});
+  std::string name = !f.kernel.empty() ? f.kernel : kernel ? kernel->name : "";
+  if (!name.empty()) vm.insert(vm.end(), {"--kernel", name});
+  if (kernel && kernel->stock_slots) vm.insert(vm.end(), {"--stock-slots", std::to_string(*kernel->stock_slots)});
   vm.push_back("--");
   vm.insert(vm.end(), inner.begin(), inner.end());
   return vm;
 }
 
-int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec) {
-  fs::path out = fs::absolute(f.out).lexically_normal();
+namespace {
+
+// One session: the batch of `kernel` (nullptr: the spec's only one, or
+// none) into `out`, resumed when --resume finds one there.
+int run_session(const MatrixFlags& f, const lab::MatrixSpec& spec, const lab::KernelSpec* kernel, const fs::path& out) {
   bool resuming = f.resume && fs::exists(out / run_format::kBatchFile);
   if (!f.resume && fs::exists(out / run_format::kBatchFile)) {
     print_error(Error{.what = "matrix: this directory already holds a batch", .path = out.string(),
@@ -125,10 +138,50 @@ int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec) {
     vm_out = out.string() + ".resume";
     for (int n = 2; fs::exists(vm_out); ++n) vm_out = fmt::format("{}.resume-{}", out.string(), n);
   }
-  auto args = vm_arguments(f, spec, vm_out.string(), resuming ? out.string() : "", timeout_for(f, spec));
+  auto args = vm_arguments(f, spec, vm_out.string(), resuming ? out.string() : "", timeout_for(f, spec, kernel), kernel);
   int code = spawn_and_wait(args);
   if (resuming && fs::exists(vm_out / run_format::kBatchFile))
     if (auto merged = merge_back(vm_out, out); !merged) return print_error(merged.error()), kFailure;
+  return code;
+}
+
+// Each kernel's session through run_session, in BATCH/LABEL.
+class VmSessions : public lab::SessionRunner {
+ public:
+  VmSessions(const MatrixFlags& f, const lab::MatrixSpec& spec) : f_(f), spec_(spec) {}
+  int run(const lab::KernelSpec& kernel, const std::string& dir, bool resume) override {
+    fmt::print(stderr, "cgmem matrix: kernel {} ({}{}): {}\n", kernel.label, kernel.name,
+               kernel.stock_slots ? fmt::format(", {} stock slots", *kernel.stock_slots) : "", dir);
+    MatrixFlags f = f_;
+    f.resume = resume;
+    return run_session(f, spec_, &kernel, dir);
+  }
+
+ private:
+  const MatrixFlags& f_;
+  const lab::MatrixSpec& spec_;
+};
+
+}  // namespace
+
+int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec) {
+  fs::path out = fs::absolute(f.out).lexically_normal();
+  int code = kOk;
+  if (spec.kernels.size() <= 1) {
+    code = run_session(f, spec, nullptr, out);
+  } else {
+    lab::MatrixOptions o{.out_dir = out.string(), .resume = f.resume};
+    o.plan.reps = f.reps;
+    o.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
+    lab::MatrixSpec claimed = spec;
+    if (!f.claim.empty()) claimed.claim = fs::absolute(f.claim).string();
+    VmSessions sessions(f, claimed);
+    auto result = lab::run_kernel_sessions(claimed, o, sessions, [](const std::string& line) {
+      fmt::print(stderr, "cgmem matrix: {}\n", line);
+    });
+    if (!result) return print_error(result.error()), kFailure;
+    code = result->exit_code;
+  }
   if (fs::exists(out / run_format::kBatchFile) && !f.json) {
     fmt::print("batch {}\n", out.string());
     fmt::print("next: cgmem report {}\n", out.string());

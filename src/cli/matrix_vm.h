@@ -18,15 +18,21 @@ struct MatrixFlags {
   std::optional<uint64_t> seed;
   std::string vm_mem = "1G";
   std::string vm_swap = "0";  // zram swap in the guest, for specs that set swap_max
-  std::string kernel;  // --kernel: the VM's kernel, over the spec's `kernel`
+  std::string kernel;  // --kernel: the VM's kernel, over the spec's `kernel` and [[kernels]]
+  std::string kernel_label;  // --kernel-label (inside the VM): run this kernel's runs of the spec
 };
 
 // The `cgmem vm` arguments that run this matrix in the guest. `vm_out` is
 // where the guest's working directory (the batch) comes back; `resume_from`
-// names the host batch copied in to be finished, or is empty.
+// names the host batch copied in to be finished, or is empty. `kernel` is
+// the session's kernel (nullptr: the spec's only one, if any): `--kernel
+// NAME`, `--stock-slots N` when set, and `--kernel-label LABEL` inside.
 std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpec& spec, const std::string& vm_out,
-                                      const std::string& resume_from, unsigned timeout_s);
+                                      const std::string& resume_from, unsigned timeout_s,
+                                      const lab::KernelSpec* kernel = nullptr);
 
+// One VM session per kernel of the spec (lab/matrix/kernels.h); one session
+// into --out itself for a spec of one kernel or none.
 int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec);
 
 }  // namespace cgmem::cli

@@ -188,10 +188,10 @@ const char* verdict_text(Verdict v) {
 using namespace claims_detail;
 
 std::vector<Claim> check_claims(const std::vector<Run>& runs, const std::vector<RunSummary>& sums,
-                                const std::vector<RunPrediction>& preds) {
+                                const std::vector<RunPrediction>& preds, const std::string* kernel) {
   Cases all;
   for (size_t i = 0; i < runs.size() && i < sums.size() && i < preds.size(); ++i)
-    if (sums[i].finished) all.push_back({&runs[i], &sums[i], &preds[i]});
+    if (sums[i].finished && (!kernel || runs[i].kernel == *kernel)) all.push_back({&runs[i], &sums[i], &preds[i]});
   // In the study's order: the outcomes, the sleeps, the kill under both,
   // the variants, then the witnesses.
   std::vector<Claim> out = {max_kills(all), high_throttles(all), fit_slow(all)};

@@ -44,7 +44,8 @@ struct Claim {
 };
 
 // runs, sums and preds are parallel (one entry per run, in the same order).
+// With `kernel`, only the runs of that kernel (Run::kernel) count.
 std::vector<Claim> check_claims(const std::vector<Run>& runs, const std::vector<RunSummary>& sums,
-                                const std::vector<RunPrediction>& preds);
+                                const std::vector<RunPrediction>& preds, const std::string* kernel = nullptr);
 
 }  // namespace cgmem::report

@@ -12,6 +12,7 @@
 #include "common/file.h"
 #include "common/staged_dir.h"
 #include "report/claims.h"
+#include "report/claims_kernels.h"
 #include "report/claims_view.h"
 #include "report/html.h"
 #include "report/json_get.h"
@@ -34,7 +35,8 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Label {
-  std::string config, workload;
+  std::string config, workload, kernel;
+  std::optional<int> stock_slots;
   int rep = 0;
   size_t order = 0;  // position in batch.json: the order the matrix ran
 };
@@ -47,12 +49,18 @@ std::map<std::string, Label> batch_labels(const fs::path& batch_dir) {
   Json j = Json::parse(file->text(), nullptr, false);
   const Json* runs = child(j, "runs");
   if (!runs || !runs->is_array()) return out;
+  // The batch's kernel (one VM session's): {"label", "name", "stock_slots"}.
+  const Json* kernel = child(j, "kernel");
+  std::string label = kernel ? get_str(*kernel, "label").value_or("") : "";
+  std::optional<int> slots;
+  if (kernel)
+    if (auto n = get_i64(*kernel, "stock_slots"); n && *n >= 1 && *n <= 64) slots = static_cast<int>(*n);
   for (size_t i = 0; i < runs->size(); ++i) {
     const Json& r = (*runs)[i];
     auto dir = get_str(r, "dir");
     if (!dir) continue;
     out[*dir] = {get_str(r, "config").value_or(""), get_str(r, "workload").value_or(""),
-                 static_cast<int>(get_i64(r, "rep").value_or(0)), i + 1};
+                 get_str(r, "kernel").value_or(label), slots, static_cast<int>(get_i64(r, "rep").value_or(0)), i + 1};
   }
   return out;
 }
@@ -69,6 +77,8 @@ size_t apply_label(Run& run, std::map<std::string, std::map<std::string, Label>>
   if (!label->second.config.empty()) run.config = label->second.config;
   if (!label->second.workload.empty()) run.workload = label->second.workload;
   if (label->second.rep) run.rep = label->second.rep;
+  run.kernel = label->second.kernel;
+  run.stock_slots = label->second.stock_slots;
   return label->second.order;
 }
 
@@ -127,11 +137,60 @@ std::string plots_markdown(const Plots& plots) {
 
 // Runs of one batch on different kernels (HZ=250 and HZ=1000, say) would
 // fall into one row per config; the kernel goes into the config's label.
+//
+// A batch of several kernels ([[kernels]]) labels them itself: the label
+// goes into the config's, "high on debian-6.12". A run without one is
+// labelled by its kernel release. In a batch of one kernel the label is
+// cleared, so that batch reads as it did before kernels could be listed.
 void label_kernels(std::vector<Run>& runs) {
+  std::set<std::string> labels;
+  for (const auto& r : runs)
+    if (!r.kernel.empty()) labels.insert(r.kernel);
+  if (labels.size() >= 2) {
+    for (auto& r : runs) {
+      if (r.kernel.empty()) r.kernel = r.meta.kernel.empty() ? "unlabelled" : r.meta.kernel;
+      r.config = fmt::format("{} on {}", r.config, r.kernel);
+    }
+    return;
+  }
+  for (auto& r : runs) r.kernel.clear();
   std::set<std::string> kernels;
   for (const auto& r : runs) kernels.insert(r.meta.kernel);
   if (kernels.size() < 2) return;
   for (auto& r : runs) r.config = fmt::format("{} on HZ={} ({})", r.config, r.meta.hz, r.meta.kernel);
+}
+
+// A batch of several kernels: each kernel's summary and predictions under
+// headings of their own ("Kernel debian-6.12: Workload anon-over"), so
+// every figure names its kernel.
+struct KernelSections {
+  std::vector<Section> summary, predicted;
+  Json groups = Json::array();
+};
+
+KernelSections by_kernel(const std::vector<KernelFacts>& kernels, const std::vector<Run>& runs,
+                         const std::vector<RunSummary>& sums, const std::vector<RunPrediction>& preds) {
+  KernelSections out;
+  for (const auto& k : kernels) {
+    std::vector<RunSummary> s;
+    std::vector<RunPrediction> p;
+    for (size_t i = 0; i < runs.size(); ++i)
+      if (runs[i].kernel == k.label) s.push_back(sums[i]), p.push_back(preds[i]);
+    auto groups = group(s);
+    for (const auto& g : groups) {
+      out.groups.push_back(to_json(g));
+      out.groups.back()["kernel"] = k.label;
+    }
+    auto titled = [&](std::vector<Section> sections, std::vector<Section>& into) {
+      for (auto& section : sections) {
+        section.title = fmt::format("Kernel {}: {}", k.label, section.title);
+        into.push_back(std::move(section));
+      }
+    };
+    titled(summary_sections(s, groups), out.summary);
+    titled(predict_sections(p), out.predicted);
+  }
+  return out;
 }
 
 std::unexpected<Error> stopped() {
@@ -199,11 +258,23 @@ Result<Written> make_report(const Options& o) {
   }
   auto groups = group(sums);
   w.notes = batch_notes(*runs, sums);
+  const auto kernels = kernels_of(*runs);  // empty unless the batch has two kernels or more
   auto summary = summary_sections(sums, groups);
   auto predicted = predict_sections(preds);
+  KernelSections per_kernel;
+  if (!kernels.empty()) {
+    per_kernel = by_kernel(kernels, *runs, sums, preds);
+    summary = std::move(per_kernel.summary);
+    predicted = std::move(per_kernel.predicted);
+  }
   if (!rfc.empty()) predicted.push_back(rfc_section(rfc));
   auto claims = check_claims(*runs, sums, preds);
   std::vector<Section> claimed = {claims_section(claims)};
+  std::vector<KernelClaims> kernel_claims;
+  if (!kernels.empty()) {
+    kernel_claims = check_claims_by_kernel(*runs, sums, preds);
+    claimed = kernel_claims_sections(kernel_claims);
+  }
   Plots plots;
   if (plotting.valid()) {
     auto p = plotting.get();
@@ -218,6 +289,15 @@ Result<Written> make_report(const Options& o) {
   for (const auto& s : sums) w.json["runs"].push_back(to_json(s));
   for (const auto& g : groups) w.json["groups"].push_back(to_json(g));
   for (const auto& p : preds) w.json["predictions"].push_back(to_json(p));
+  if (!kernels.empty()) {
+    for (size_t i = 0; i < runs->size(); ++i) {
+      w.json["runs"][i]["kernel"] = (*runs)[i].kernel;
+      w.json["predictions"][i]["kernel"] = (*runs)[i].kernel;
+    }
+    w.json["groups"] = per_kernel.groups;
+    w.json["claims"] = kernel_claims_json(kernel_claims);
+    w.json["kernel_differences"] = kernel_differences_json(kernel_claims);
+  }
   for (const auto& f : plots.figures) w.json["plots"].push_back({{"name", f.name}, {"title", f.title}});
   if (!rfc.empty()) w.json["rfc"] = rfc_json(rfc);
   // --command runs (docs/own-program.md): programs.md and "programs".

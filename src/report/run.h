@@ -97,6 +97,10 @@ struct Run {
   std::string config;    // none, max, high, both, or the matrix's label
   std::string workload;  // the matrix's label, or the name without -rN
   int rep = 0;           // repetition from the matrix or the -rN suffix, else 0
+  // The kernel's label in a batch of several kernels (batch.json's
+  // runs[].kernel, docs/matrix.md); empty in a batch of one kernel or none.
+  std::string kernel;
+  std::optional<int> stock_slots;  // batch.json's kernel.stock_slots: set at boot, else empty
   Meta meta;
   std::optional<Outcome> outcome;  // absent: the run did not finish
   std::string outcome_problem;     // why an outcome.json there could not be read (read as unfinished)

@@ -52,3 +52,36 @@ TEST(KernelSpec, TheVmBootsTheSpecsKernelUnlessTheFlagSaysOtherwise) {
 }
 
 }  // namespace
+
+namespace {
+
+// [[kernels]]: each session boots its kernel with its stock slots, and the
+// guest's matrix runs that kernel's runs (--kernel-label).
+TEST(KernelSpec, EachKernelsSessionBootsItsKernelWithItsStockSlots) {
+  auto spec = cgmem::lab::parse_spec(R"(name = "k"
+[[kernels]]
+name = "debian-6.12"
+[[kernels]]
+name = "hz1000-throttle-slots"
+stock_slots = 7
+[[configs]]
+name = "high"
+high = "10M"
+[[workloads]]
+name = "w"
+args = ["--target", "20M"]
+)", "/specs/k.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message();
+  cgmem::cli::MatrixFlags f;
+  auto args = cgmem::cli::vm_arguments(f, *spec, "/out/hz1000-throttle-slots-slots7", "", 60, &spec->kernels[1]);
+  auto dashes = std::ranges::find(args, "--");
+  std::vector<std::string> vm(args.begin(), dashes), inner(dashes + 1, args.end());
+  EXPECT_EQ(*(std::ranges::find(vm, "--kernel") + 1), "hz1000-throttle-slots");
+  EXPECT_EQ(*(std::ranges::find(vm, "--stock-slots") + 1), "7");
+  EXPECT_EQ(*(std::ranges::find(vm, "--out") + 1), "/out/hz1000-throttle-slots-slots7");
+  EXPECT_EQ(*(std::ranges::find(inner, "--kernel-label") + 1), "hz1000-throttle-slots-slots7");
+  args = cgmem::cli::vm_arguments(f, *spec, "/out/debian-6.12", "", 60, &spec->kernels[0]);
+  EXPECT_EQ(std::ranges::find(args, "--stock-slots"), args.end());
+}
+
+}  // namespace

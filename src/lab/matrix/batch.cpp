@@ -28,8 +28,10 @@ Result<Json> read_json(const fs::path& path) {
 Result<void> write_json(const fs::path& path, const Json& j) { return write_file_atomic(path.string(), j.dump(2) + "\n"); }
 
 Json run_entry(const RunRecord& r) {
-  return {{"dir", r.name}, {"config", r.config}, {"workload", r.workload}, {"rep", r.rep},
-          {"state", r.state}, {"status", r.status.empty() ? Json(nullptr) : Json(r.status)}};
+  Json j = {{"dir", r.name}, {"config", r.config}, {"workload", r.workload}, {"rep", r.rep},
+            {"state", r.state}, {"status", r.status.empty() ? Json(nullptr) : Json(r.status)}};
+  if (!r.kernel.empty()) j["kernel"] = r.kernel;
+  return j;
 }
 
 // --resume: the batch.json there, if the claim is the one it started with.
@@ -61,10 +63,20 @@ Result<Batch> start_batch(const MatrixSpec& spec, const MatrixOptions& o, const 
   b.json = {{"schema", 1}, {"name", spec.name}, {"spec", fs::absolute(spec.path).string()},
             {"claim", spec.claim ? Json(*spec.claim) : Json(nullptr)},
             {"claim_sha256", claim ? Json(*claim) : Json(nullptr)}, {"started_at", iso_utc(std::time(nullptr))}, {"code", o.code}};
+  if (const KernelSpec* k = planned_kernel(spec, o.plan)) b.json["kernel"] = kernel_json(*k);
   return b;
 }
 
 }  // namespace
+
+Json kernel_json(const KernelSpec& k) {
+  return {{"label", k.label}, {"name", k.name}, {"stock_slots", k.stock_slots ? Json(*k.stock_slots) : Json(nullptr)}};
+}
+
+const KernelSpec* planned_kernel(const MatrixSpec& spec, const PlanOptions& o) {
+  if (!o.kernel.empty()) return find_kernel(spec, o.kernel);
+  return spec.kernels.size() == 1 ? &spec.kernels.front() : nullptr;
+}
 
 Result<void> Batch::save(const std::vector<RunRecord>& runs) {
   json["runs"] = Json::array();
@@ -86,7 +98,8 @@ std::vector<RunRecord> run_records(const std::vector<PlannedRun>& runs, const st
   std::vector<RunRecord> records;
   for (const auto& r : runs)
     records.push_back({.name = r.name, .config = r.config, .workload = r.workload,
-                       .dir = (fs::path(batch_dir) / r.name).string(), .rep = r.rep, .state = "unfinished"});
+                       .dir = (fs::path(batch_dir) / r.name).string(), .kernel = r.kernel, .rep = r.rep,
+                       .state = "unfinished"});
   for (auto& rec : records)
     if (fs::exists(fs::path(rec.dir) / run_format::kOutcomeFile))
       rec.state = "finished before", rec.status = outcome_status(rec.dir);

@@ -23,6 +23,7 @@ struct MatrixOptions {
 
 struct RunRecord {
   std::string name, config, workload, dir;
+  std::string kernel;     // the kernel's label; empty when the spec names none
   int rep = 1;
   std::string state;      // "finished before" (skipped), "finished", "unfinished"
   std::string status;     // outcome.json's status, if any
@@ -36,6 +37,14 @@ struct Batch {
   nlohmann::json json;
   Result<void> save(const std::vector<RunRecord>& runs);
 };
+
+// A kernel as batch.json records it: {"label", "name", "stock_slots"} (null
+// when not set at boot).
+nlohmann::json kernel_json(const KernelSpec& kernel);
+
+// The kernel a batch's runs are planned for (options.kernel, or the spec's
+// only one); nullptr when the spec names none.
+const KernelSpec* planned_kernel(const MatrixSpec& spec, const PlanOptions& options);
 
 // Starts batch.json in a new or empty directory, or with --resume reads back
 // the one there (refused when the claim changed since; a note when the build did).

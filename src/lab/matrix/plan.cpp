@@ -45,16 +45,18 @@ PlannedRun make_run(const MatrixSpec& spec, const WorkloadSpec& w, const ConfigS
 }  // namespace
 
 std::vector<PlannedRun> plan(const MatrixSpec& spec, const PlanOptions& o) {
+  std::string kernel = o.kernel.empty() && spec.kernels.size() == 1 ? spec.kernels.front().label : o.kernel;
   auto reps_of = [&](const WorkloadSpec& w) { return w.reps.value_or(o.reps.value_or(spec.reps)); };
   int max_reps = 0;
   for (const auto& w : spec.workloads) max_reps = std::max(max_reps, reps_of(w));
   std::vector<PlannedRun> runs;
   for (int rep = 1; rep <= max_reps; ++rep) {
     for (const auto& w : spec.workloads) {
-      if (rep > reps_of(w)) continue;
+      if (rep > reps_of(w) || !runs_on(w, kernel)) continue;
       for (const auto& c : spec.configs) {
         bool wanted = w.configs.empty() || std::find(w.configs.begin(), w.configs.end(), c.name) != w.configs.end();
         if (wanted) runs.push_back(make_run(spec, w, c, rep, o));
+        if (wanted) runs.back().kernel = kernel;
       }
     }
   }
@@ -63,6 +65,23 @@ std::vector<PlannedRun> plan(const MatrixSpec& spec, const PlanOptions& o) {
     for (size_t i = runs.size(); i > 1; --i) std::swap(runs[i - 1], runs[splitmix64(state) % i]);
   }
   return runs;
+}
+
+std::vector<PlannedRun> plan_all(const MatrixSpec& spec, const PlanOptions& o) {
+  if (spec.kernels.size() <= 1) return plan(spec, o);
+  std::vector<PlannedRun> runs;
+  for (const auto& k : spec.kernels) {
+    PlanOptions one = o;
+    one.kernel = k.label;
+    one.batch_dir = kernel_batch_dir(spec, o.batch_dir, k.label);
+    for (auto& r : plan(spec, one)) runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+std::string kernel_batch_dir(const MatrixSpec& spec, const std::string& batch_dir, const std::string& label) {
+  if (spec.kernels.size() <= 1 || label.empty()) return batch_dir;
+  return batch_dir + "/" + label;
 }
 
 std::string scratch_dir(const std::string& batch_dir) { return batch_dir + "/scratch"; }

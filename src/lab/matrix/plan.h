@@ -16,6 +16,7 @@ namespace cgmem::lab {
 struct PlannedRun {
   std::string name;  // WORKLOAD-CONFIG-rREP: the run directory and cgroup name
   std::string config, workload;
+  std::string kernel;                     // the kernel's label; empty when the spec names none
   int rep = 1;
   RunFlags flags;                         // merged: defaults, config, workload
   std::vector<std::string> workload_args; // {batch} and {scratch} replaced
@@ -28,14 +29,25 @@ struct PlanOptions {
   std::optional<bool> shuffle; // --order
   std::optional<uint64_t> seed;
   std::string batch_dir;       // replaces {batch} in workload args
+  std::string kernel;          // plan this kernel's runs (a label); empty: the spec's only kernel, if any
 };
+
+// Where the runs of the kernel labelled `label` go: the batch directory
+// itself when the spec names one kernel or none (a batch laid out as
+// before kernels could be listed), else BATCH/LABEL, one batch per kernel.
+std::string kernel_batch_dir(const MatrixSpec& spec, const std::string& batch_dir, const std::string& label);
 
 // Where {scratch} points: BATCH/scratch, for files a workload needs (a page
 // cache workload's data file) that are not results. The runner creates it
 // and removes it when every run has finished.
 std::string scratch_dir(const std::string& batch_dir);
 
+// The runs of one kernel (options.kernel), or of a spec of one kernel or none.
 std::vector<PlannedRun> plan(const MatrixSpec& spec, const PlanOptions& options);
+
+// Every kernel's runs, kernel by kernel in the spec's order; {batch} of each
+// is its kernel_batch_dir.
+std::vector<PlannedRun> plan_all(const MatrixSpec& spec, const PlanOptions& options);
 
 // `cgmem run` arguments for one run: --name, --out, the flags, --quiet, --, the workload's;
 // for a command: ... --quiet --command -- COMMAND [--load -- LOAD].

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <limits>
@@ -46,6 +47,7 @@ constexpr FlagKey kFlags[] = {
     {"cap", "--cap", Kind::positive_s},     {"neighbour", "--neighbour", Kind::duration_ms},
     {"parent", "--parent", Kind::text},     {"high_throttle", "--high-throttle", Kind::cpu},
     {"ready_tcp", "--ready-tcp", Kind::cpu}, {"ready_delay", "--ready-delay", Kind::duration_s},
+    {"neighbours", "--neighbours", Kind::cpu},  // a whole number; cgmem run checks 1 to 64
 };
 
 const FlagKey* find_flag(std::string_view key) {
@@ -67,12 +69,13 @@ std::string toml_type_name(toml::node_type type) {
 // Config and workload names become run directory and cgroup names
 // ("WORKLOAD-CONFIG-rN"), so they are one safe path component: no '/', no
 // leading '.', nothing a shell or a file name would read twice.
-Result<void> check_name(const std::string& name, const std::string& where, const std::string& path) {
+Result<void> check_name(const std::string& name, const std::string& where, const std::string& path,
+                        const char* noun = "name") {
   constexpr size_t kMaxName = 64;
   bool ok = !name.empty() && name.size() <= kMaxName && std::isalnum(static_cast<unsigned char>(name[0]));
   for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
   if (ok) return {};
-  return fail(fmt::format("matrix spec: {} name '{}' is not allowed", where, name), path,
+  return fail(fmt::format("matrix spec: {} {} '{}' is not allowed", where, noun, name), path,
               "a name is 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit");
 }
 
@@ -209,18 +212,57 @@ Result<void> read_workloads(const toml::table& root, const std::string& path, Ma
       for (const auto& config : spec.configs) known |= config.name == c;
       if (!known) return spec_error(path, fmt::format("workload {} names config '{}', which is not defined", w.name, c));
     }
+    auto kernels = strings(t->get("kernels"), "workload " + w.name + ".kernels", path);
+    if (!kernels) return std::unexpected(kernels.error());
+    w.kernels = *kernels;
+    for (const auto& k : w.kernels)
+      if (!find_kernel(spec, k))
+        return spec_error(path, fmt::format("workload {} names kernel '{}', which is not defined", w.name, k));
     auto reps = integer(*t, "reps", "workload " + w.name + ".", path, 1, kMaxReps);
     if (!reps) return std::unexpected(reps.error());
     if (*reps) w.reps = static_cast<int>(**reps);
-    if (auto r = read_flags(*t, {"name", "args", "command", "load", "programs", "configs", "reps"}, "workload " + w.name, path, w.flags); !r)
+    if (auto r = read_flags(*t, {"name", "args", "command", "load", "programs", "configs", "kernels", "reps"}, "workload " + w.name, path, w.flags); !r)
       return std::unexpected(r.error());
     spec.workloads.push_back(std::move(w));
   }
   return {};
 }
 
+// [[kernels]]: each config x workload runs on each, one VM session per
+// kernel, in BATCH/LABEL; so a label is one safe path component.
+Result<void> read_kernels(const toml::table& root, const std::string& path, MatrixSpec& spec) {
+  const toml::node* node = root.get("kernels");
+  if (!node) return {};
+  if (root.contains("kernel"))
+    return spec_error(path, "kernel and [[kernels]] exclude each other: list the kernel under [[kernels]]");
+  const toml::array* kernels = node->as_array();
+  if (!kernels || kernels->empty()) return spec_error(path, "kernels must be [[kernels]] tables, at least one");
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    const toml::table* t = (*kernels)[i].as_table();
+    std::string where = fmt::format("kernels[{}]", i);
+    if (!t) return spec_error(path, where + " is not a table");
+    for (const auto& [k, value] : *t)
+      if (k.str() != "name" && k.str() != "label" && k.str() != "stock_slots")
+        return spec_error(path, fmt::format("unknown key '{}' in {}", k.str(), where));
+    KernelSpec k;
+    auto name = (*t)["name"].value<std::string>();
+    if (!name || name->empty()) return spec_error(path, where + " has no name (a kernel name or a bzImage path)");
+    k.name = *name;
+    auto slots = integer(*t, "stock_slots", "kernel " + k.name + ".", path, 1, 7);
+    if (!slots) return std::unexpected(slots.error());
+    if (*slots) k.stock_slots = static_cast<int>(**slots);
+    if (const toml::node* label = t->get("label"); label && !label->is_string())
+      return spec_error(path, fmt::format("{}.label must be a string ({} given)", where, toml_type_name(label->type())));
+    k.label = (*t)["label"].value_or(k.stock_slots ? fmt::format("{}-slots{}", k.name, *k.stock_slots) : k.name);
+    if (auto ok = check_name(k.label, "kernel", path, "label"); !ok) return std::unexpected(ok.error());
+    if (find_kernel(spec, k.label)) return spec_error(path, "two kernels are labelled " + k.label);
+    spec.kernels.push_back(std::move(k));
+  }
+  return {};
+}
+
 Result<void> read_top(const toml::table& root, const std::string& path, MatrixSpec& spec) {
-  static const std::set<std::string> known = {"name", "claim", "reps", "order", "seed", "defaults", "configs", "workloads", "kernel"};
+  static const std::set<std::string> known = {"name", "claim", "reps", "order", "seed", "defaults", "configs", "workloads", "kernel", "kernels"};
   for (const auto& [k, node] : root)
     if (!known.count(std::string(k.str()))) return spec_error(path, fmt::format("unknown key '{}'", k.str()));
   for (const char* key : {"name", "claim", "order"})
@@ -238,6 +280,7 @@ Result<void> read_top(const toml::table& root, const std::string& path, MatrixSp
     auto kernel = root["kernel"].value<std::string>();
     if (!kernel || kernel->empty()) return spec_error(path, "kernel must be a kernel name or a bzImage path");
     spec.kernel = *kernel;
+    spec.kernels.push_back({.name = *kernel, .label = *kernel});
   }
   auto reps = integer(root, "reps", "", path, 1, kMaxReps);
   if (!reps) return std::unexpected(reps.error());
@@ -267,6 +310,22 @@ Result<void> check_ascii(std::string_view text, const std::string& path) {
 }
 
 }  // namespace
+
+const KernelSpec* find_kernel(const MatrixSpec& spec, const std::string& label) {
+  for (const auto& k : spec.kernels)
+    if (k.label == label) return &k;
+  return nullptr;
+}
+
+bool runs_on(const WorkloadSpec& w, const std::string& label) {
+  return label.empty() || w.kernels.empty() || std::find(w.kernels.begin(), w.kernels.end(), label) != w.kernels.end();
+}
+
+void override_kernel(MatrixSpec& spec, const std::string& name) {
+  spec.kernel = name;
+  spec.kernels = {{.name = name, .label = name}};
+  for (auto& w : spec.workloads) w.kernels.clear();
+}
 
 std::string run_flag(const std::string& key) {
   const FlagKey* f = find_flag(key);
@@ -309,11 +368,16 @@ Result<MatrixSpec> parse_spec(std::string_view text, const std::string& path) {
   MatrixSpec spec;
   spec.path = path;
   if (auto r = read_top(root, path, spec); !r) return std::unexpected(r.error());
+  if (auto r = read_kernels(root, path, spec); !r) return std::unexpected(r.error());
   if (auto r = read_configs(root, path, spec); !r) return std::unexpected(r.error());
   if (auto r = read_workloads(root, path, spec); !r) return std::unexpected(r.error());
   uint64_t runs = 0;
-  for (const auto& w : spec.workloads)
-    runs += static_cast<uint64_t>(w.reps.value_or(spec.reps)) * (w.configs.empty() ? spec.configs.size() : w.configs.size());
+  for (const auto& w : spec.workloads) {
+    size_t kernels = spec.kernels.empty() ? 1 : 0;
+    for (const auto& k : spec.kernels) kernels += runs_on(w, k.label);
+    runs += static_cast<uint64_t>(w.reps.value_or(spec.reps)) * (w.configs.empty() ? spec.configs.size() : w.configs.size()) *
+            kernels;
+  }
   if (runs > kMaxRuns)
     return spec_error(path, fmt::format("the spec plans {} runs, more than {}", runs, kMaxRuns));
   for (const auto& c : spec.configs) {

@@ -4,6 +4,10 @@
 //   name = "quick"
 //   claim = "CLAIM.md"        # optional: pre-registered claim, hashed into every run
 //   kernel = "hz1000"         # optional: the VM boots this kernel (cgmem kernel build)
+//   [[kernels]]               # or several: each config x workload on each, one VM session per kernel
+//   name = "debian-6.12"      # `cgmem vm --kernel NAME`, passed as it is
+//   label = "k612"            # optional; default NAME, plus "-slotsN" with stock_slots
+//   stock_slots = 7           # optional: `cgmem vm --stock-slots N` (memcontrol.stock_slots=N)
 //   reps = 3
 //   order = "fixed"           # or "shuffle" (with seed)
 //   [defaults]                # `cgmem run` options for every run
@@ -14,6 +18,7 @@
 //   [[workloads]]
 //   name = "anon-over"
 //   args = ["--target", "40M"]
+//   kernels = ["k612"]        # optional: only on these kernels (labels)
 //   [[workloads]]             # or the user's own program (docs/own-program.md)
 //   name = "redis"
 //   command = ["redis-server", "--port", "6379"]
@@ -52,13 +57,23 @@ struct WorkloadSpec {
   RunFlags flags;
   std::vector<std::string> configs;  // empty: every config
   std::optional<int> reps;           // empty: the spec's
+  std::vector<std::string> kernels;  // kernel labels; empty: every kernel
+};
+
+// One kernel of a batch: its runs are one VM session, in BATCH/LABEL when
+// the spec lists more than one kernel (docs/matrix.md).
+struct KernelSpec {
+  std::string name;                // `cgmem vm --kernel NAME`: a cache name, "debian-6.1", or a bzImage
+  std::string label;               // the report's column and the runs' directory
+  std::optional<int> stock_slots;  // `cgmem vm --stock-slots N`: memcg stock slots per CPU at boot (1..7)
 };
 
 struct MatrixSpec {
   std::string name;
   std::string path;                  // the spec file
   std::optional<std::string> claim;  // absolute path of the claim file
-  std::optional<std::string> kernel; // the VM's kernel: a cached name (hz1000-throttle) or a bzImage
+  std::optional<std::string> kernel; // `kernel = "..."`: the VM's kernel, a cached name (hz1000-throttle) or a bzImage
+  std::vector<KernelSpec> kernels;   // [[kernels]], or the one `kernel` names; empty: the VM's default kernel
   int reps = 3;
   bool shuffle = false;
   uint64_t seed = 1;
@@ -72,6 +87,15 @@ struct MatrixSpec {
 // limit otherwise).
 Result<MatrixSpec> parse_spec(std::string_view text, const std::string& path);
 Result<MatrixSpec> load_spec(const std::string& path);
+
+// The kernel labelled `label`, or nullptr.
+const KernelSpec* find_kernel(const MatrixSpec& spec, const std::string& label);
+
+// Whether workload `w` runs on the kernel labelled `label` ("" : any).
+bool runs_on(const WorkloadSpec& w, const std::string& label);
+
+// The spec as `--kernel NAME` makes it: that one kernel, every workload on it.
+void override_kernel(MatrixSpec& spec, const std::string& name);
 
 // The `cgmem run` flag for a spec key ("swap_max" -> "--swap-max"), or empty
 // when the key is not a run option.
