@@ -6,6 +6,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@ struct RunRequest {
   bool command = false;           // --command: the words after `--` are a program
   bool json = false;
   uint64_t neighbour_ns = 0;      // --neighbour as parsed; 0: none
+  std::optional<unsigned> neighbours;  // --neighbours as parsed
 };
 
 // Every flag of `cgmem run` (the words before `--`), filling `request`.
