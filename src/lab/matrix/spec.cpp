@@ -46,6 +46,7 @@ constexpr FlagKey kFlags[] = {
     {"cap", "--cap", Kind::positive_s},     {"neighbour", "--neighbour", Kind::duration_ms},
     {"parent", "--parent", Kind::text},     {"high_throttle", "--high-throttle", Kind::cpu},
     {"ready_tcp", "--ready-tcp", Kind::cpu}, {"ready_delay", "--ready-delay", Kind::duration_s},
+    {"neighbours", "--neighbours", Kind::cpu},  // a whole number; cgmem run checks 1 to 64
 };
 
 const FlagKey* find_flag(std::string_view key) {
