@@ -156,7 +156,7 @@ TEST(MatrixSpec, APercentNeedsAMax) {
 
 // neighbours = N is `cgmem run --neighbours N`; cgmem run checks its range.
 TEST(MatrixSpec, NeighboursIsACountForTheRunsFlag) {
-  auto spec = parse_spec("[[configs]]\nname = \"nb8\"\nhigh = \"28M\"\nneighbours = 8\n[[configs]]\nname = \"nb\"\n"
+  auto spec = parse_spec("reps = 1\n[[configs]]\nname = \"nb8\"\nhigh = \"28M\"\nneighbours = 8\n[[configs]]\nname = \"nb\"\n"
                          "neighbours = \"2\"\nneighbour = \"50ms\"\n[[workloads]]\nname = \"w\"\n"
                          "args = [\"--target\", \"40M\"]\n",
                          "s.toml");
@@ -172,7 +172,7 @@ TEST(MatrixSpec, NeighboursIsACountForTheRunsFlag) {
   EXPECT_EQ(runs[1].flags.at("neighbours"), "2");
   EXPECT_EQ(runs[1].flags.at("neighbour"), "50ms");
   EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\nneighbours = 2.5\n[[workloads]]\nname = \"w\"\n"),
-            std::string("matrix spec: config a.neighbours: 'float' is not a valid value: s.toml") + kTail);
+            std::string("matrix spec: config a.neighbours: 'floating-point' is not a valid value: s.toml") + kTail);
   EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\nneighbours = \"eight\"\n[[workloads]]\nname = \"w\"\n"),
             std::string("matrix spec: config a.neighbours: 'eight' is not a valid value: s.toml") + kTail);
 }
