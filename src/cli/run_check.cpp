@@ -66,7 +66,7 @@ void add_run_flags(CLI::App& app, RunRequest& request) {
   duration_flag(app, "--interval", o.interval_ns, lab::Unit::ms, "sampler interval (default 100ms)");
   duration_flag(app, "--cap", o.cap_ns, lab::Unit::s, "stop the run after this long (default 60s)");
   duration_flag(app, "--neighbour", request.neighbour_ns, lab::Unit::ms,
-                "run a neighbour that allocates 64 KiB on the workload's CPU every INTERVAL");
+                "run a neighbour that allocates 64 KiB on the workload's CPU every INTERVAL (with --neighbours, each)");
   app.add_option_function<unsigned>("--neighbours", [&request](unsigned n) { request.neighbours = n; },
                                     "run N neighbours (1..64), each in its own cgroup, at --neighbour's INTERVAL "
                                     "(default 100ms), staggered across it")

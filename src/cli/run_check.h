@@ -36,7 +36,8 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_at_dashes(co
 // Once the flags are parsed: takes the words after `--` as the workload's
 // options or the program's, then checks everything against `machine`: the
 // limits (1 MiB to its RAM unless --force), its CPUs, the durations, the
-// name, and the workload's options (its --target within the RAM).
+// name, the neighbours (1 to 64, together at most one charge per ms on the
+// workload's CPU), and the workload's options (its --target within the RAM).
 Result<void> check_run(RunRequest& request, const std::vector<std::string>& after_dashes,
                        const lab::Machine& machine);
 
