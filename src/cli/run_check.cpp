@@ -66,7 +66,11 @@ void add_run_flags(CLI::App& app, RunRequest& request) {
   duration_flag(app, "--interval", o.interval_ns, lab::Unit::ms, "sampler interval (default 100ms)");
   duration_flag(app, "--cap", o.cap_ns, lab::Unit::s, "stop the run after this long (default 60s)");
   duration_flag(app, "--neighbour", request.neighbour_ns, lab::Unit::ms,
-                "run a neighbour that allocates 64 KiB on the workload's CPU every INTERVAL");
+                "run a neighbour that allocates 64 KiB on the workload's CPU every INTERVAL (with --neighbours, each)");
+  app.add_option_function<unsigned>("--neighbours", [&request](unsigned n) { request.neighbours = n; },
+                                    "run N neighbours (1..64), each in its own cgroup, at --neighbour's INTERVAL "
+                                    "(default 100ms), staggered across it")
+      ->check(whole_number(1, lab::kMaxNeighbours));
   app.add_option_function<uint16_t>("--ready-tcp", [&o](uint16_t port) { o.ready_tcp = port; },
                                     "--command: start the load once 127.0.0.1:PORT accepts a connection")
       ->check(CLI::Range(1, 65535));
@@ -96,6 +100,10 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_at_dashes(co
 
 Result<void> check_run(RunRequest& r, const std::vector<std::string>& after_dashes, const lab::Machine& machine) {
   if (r.neighbour_ns != 0) r.options.neighbour_ns = r.neighbour_ns;
+  if (r.neighbours) {  // --neighbours N alone: the default interval
+    r.options.neighbours = *r.neighbours;
+    if (r.neighbour_ns == 0) r.options.neighbour_ns = lab::kDefaultNeighbourInterval;
+  }
   if (r.command) {
     lab::split_command_words(after_dashes, r.options);
     if (r.options.command.empty())

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@ struct RunRequest {
   bool command = false;           // --command: the words after `--` are a program
   bool json = false;
   uint64_t neighbour_ns = 0;      // --neighbour as parsed; 0: none
+  std::optional<unsigned> neighbours;  // --neighbours as parsed
 };
 
 // Every flag of `cgmem run` (the words before `--`), filling `request`.
@@ -34,7 +36,8 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_at_dashes(co
 // Once the flags are parsed: takes the words after `--` as the workload's
 // options or the program's, then checks everything against `machine`: the
 // limits (1 MiB to its RAM unless --force), its CPUs, the durations, the
-// name, and the workload's options (its --target within the RAM).
+// name, the neighbours (1 to 64, together at most one charge per ms on the
+// workload's CPU), and the workload's options (its --target within the RAM).
 Result<void> check_run(RunRequest& request, const std::vector<std::string>& after_dashes,
                        const lab::Machine& machine);
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "cgroup/cgroup.h"
 #include "cgroup/device.h"
@@ -136,14 +137,16 @@ class Experiment {
   const DriverSystem& sys_;
   unsigned cpu_ = 0, sampler_cpu_ = 0;
   std::optional<RunDir> dir_;
-  std::optional<Cgroup> parent_, cg_, neighbour_cg_, load_cg_;
+  std::optional<Cgroup> parent_, cg_, load_cg_;
+  std::vector<Cgroup> neighbour_cgs_;  // --neighbours: one cgroup each
   nlohmann::json limits_ = nlohmann::json::object();
   Fd ops_fd_, stderr_fd_, samples_fd_;  // ops_fd_: command.stdout for --command
   Fd load_out_fd_, load_err_fd_, load_times_fd_;
   std::optional<LoadPipe> load_pipe_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<KernelLog> kmsg_;
-  pid_t workload_ = -1, neighbour_ = -1, load_ = -1;
+  pid_t workload_ = -1, load_ = -1;
+  std::vector<pid_t> neighbours_;
   struct {
     bool started = false;
     uint64_t started_ns = 0, ended_ns = 0;
@@ -293,10 +296,10 @@ Result<void> Experiment::prepare() {
   auto cg = create_marked(o_.name);
   if (!cg) return std::unexpected(cg.error());
   cg_.emplace(std::move(*cg));
-  if (o_.neighbour_ns) {
-    auto neighbour = create_marked(o_.name + "-neighbour");
+  for (const auto& name : neighbour_cgroup_names(o_.name, o_.neighbour_ns ? o_.neighbours : 0)) {
+    auto neighbour = create_marked(name);
     if (!neighbour) return std::unexpected(neighbour.error());
-    neighbour_cg_.emplace(std::move(*neighbour));
+    neighbour_cgs_.push_back(std::move(*neighbour));
   }
   if (!o_.load.empty()) {  // the load's own cgroup: no limits, so it never slows the program's clients
     auto load = create_marked(o_.name + "-load");
@@ -330,10 +333,10 @@ Result<void> Experiment::prepare() {
 }
 
 Result<void> Experiment::start() {
-  if (o_.neighbour_ns) {
-    auto pid = start_neighbour(*neighbour_cg_, cpu_, *o_.neighbour_ns);
-    if (!pid) return std::unexpected(pid.error());
-    neighbour_ = *pid;
+  if (o_.neighbour_ns) {  // all of them charging before the workload starts
+    auto pids = start_neighbours(neighbour_cgs_, cpu_, *o_.neighbour_ns);
+    if (!pids) return std::unexpected(pids.error());
+    neighbours_ = std::move(*pids);
   }
   auto before = cg_->memory_events();
   facts_.oom_kill_before = before && before->oom_kill ? *before->oom_kill : 0;
@@ -477,20 +480,23 @@ void Experiment::loop() {
   }
 }
 
+// Only the cgroups this run created: the run's, its neighbours', its load's.
 void Experiment::remove_cgroups() {
-  for (auto* cg : {&cg_, &neighbour_cg_, &load_cg_}) {
-    if (!*cg) continue;
-    (void)(*cg)->kill_all();
-    if (auto empty = (*cg)->wait_empty(std::chrono::seconds(10)); !empty)
-      facts_.errors.push_back(empty.error().message());
-    if (auto removed = (*cg)->remove(); !removed)
-      facts_.errors.push_back(removed.error().message());
-    cg->reset();
-  }
+  auto remove = [&](const Cgroup& cg) {
+    (void)cg.kill_all();
+    if (auto empty = cg.wait_empty(std::chrono::seconds(10)); !empty) facts_.errors.push_back(empty.error().message());
+    if (auto removed = cg.remove(); !removed) facts_.errors.push_back(removed.error().message());
+  };
+  if (cg_) remove(*cg_), cg_.reset();
+  for (const auto& cg : neighbour_cgs_) remove(cg);
+  neighbour_cgs_.clear();
+  if (load_cg_) remove(*load_cg_), load_cg_.reset();
 }
 
 void Experiment::finish() {
-  if (neighbour_ > 0) ::kill(neighbour_, SIGKILL), ::waitpid(neighbour_, nullptr, 0);
+  for (pid_t pid : neighbours_) ::kill(pid, SIGKILL);
+  for (pid_t pid : neighbours_) ::waitpid(pid, nullptr, 0);
+  neighbours_.clear();
   const std::string& mount = sys_.cgroup2_mount;
   std::string rel = cg_->path().starts_with(mount)
                         ? cg_->path().substr(mount.size())

@@ -3,7 +3,8 @@
 //   1. create the run directory and PARENT/NAME (marked, marker.h), set the
 //      limits, read them back as the kernel kept them, write meta.json;
 //   2. start `cgmem workload ...` inside, pinned to --cpu, its stdout
-//      appended to ops.jsonl; start the --neighbour if asked;
+//      appended to ops.jsonl; start the --neighbours if asked (all of
+//      them charging on --cpu before the workload starts, neighbour.h);
 //   3. every --interval, on the sampler CPU, one sampler tick (sampler.h);
 //      once a second a progress line on stderr;
 //   4. at the workload's end, the --cap, or SIGINT/SIGTERM: a last tick,

@@ -26,6 +26,23 @@ Result<void> check_cpu(const char* flag, const std::optional<unsigned>& cpu, uns
   return {};
 }
 
+// N neighbours at INTERVAL, staggered, charge the CPU every INTERVAL / N.
+Result<void> check_neighbours(const RunOptions& o) {
+  if (!o.neighbour_ns) return {};
+  if (*o.neighbour_ns < kMinNeighbourGap) return fail("--neighbour is below 1ms");
+  if (o.neighbours < 1 || o.neighbours > kMaxNeighbours)
+    return fail(fmt::format("--neighbours: {} is out of range (1 to {})", o.neighbours, kMaxNeighbours));
+  if (*o.neighbour_ns / o.neighbours >= kMinNeighbourGap) return {};
+  auto ms = [](uint64_t ns) { return fmt::format("{:g}ms", static_cast<double>(ns) / 1e6); };
+  return fail(fmt::format("--neighbours {} at --neighbour {} charge the workload's CPU every {}, more often than "
+                          "once per {}",
+                          o.neighbours, ms(*o.neighbour_ns), ms(*o.neighbour_ns / o.neighbours), ms(kMinNeighbourGap)),
+              {},
+              fmt::format("together they would take the CPU from the workload; give --neighbour {} or more, or "
+                          "fewer --neighbours",
+                          ms(kMinNeighbourGap * o.neighbours)));
+}
+
 Result<void> validate_command(const RunOptions& o) {
   if (o.command.front().empty()) return fail("--command: the program's name is empty");
   if (o.load.empty() && (o.ready_tcp || o.ready_delay_ns))
@@ -50,7 +67,7 @@ Result<void> validate(const RunOptions& o, const Machine& m) {
   if (o.interval_ns < 10'000'000)
     return fail("--interval is below 10ms", {}, "the sampler would cost more than it shows");
   if (o.cap_ns < o.interval_ns) return fail("--cap is shorter than one --interval");
-  if (o.neighbour_ns && *o.neighbour_ns < 1'000'000) return fail("--neighbour is below 1ms");
+  if (auto ok = check_neighbours(o); !ok) return ok;
   if (!o.command.empty()) return validate_command(o);
   if (o.workload_args.empty())
     return fail("no workload options after '--'", {}, "e.g. cgmem run --name over --max 32M -- --target 40M");
@@ -79,6 +96,7 @@ nlohmann::json spec_json(const RunOptions& o, unsigned cpu, unsigned sampler_cpu
           {"neighbour_interval_ms", o.neighbour_ns
                                         ? nlohmann::json(static_cast<double>(*o.neighbour_ns) / 1e6)
                                         : nlohmann::json(nullptr)},
+          {"neighbours", o.neighbour_ns ? o.neighbours : 0u},
           {"workload_args", o.workload_args},
           {"command", o.command.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.command)},
           {"load", o.load.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.load)},

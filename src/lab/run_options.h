@@ -15,6 +15,14 @@
 namespace cgmem::lab {
 
 inline constexpr uint64_t kMinLimit = 1 << 20;  // below 1 MiB a cgroup cannot start a process
+// --neighbours: 8 crosses the 7 memcgs a CPU's charge stock caches since
+// Linux 6.16; 64 leaves room above that.
+inline constexpr unsigned kMaxNeighbours = 64;
+// The neighbours' interval when --neighbours is given without --neighbour:
+// the study's 100 ms, which keeps 64 of them to one charge per 1.6 ms.
+inline constexpr uint64_t kDefaultNeighbourInterval = 100'000'000;
+// The neighbours together charge the workload's CPU at most this often.
+inline constexpr uint64_t kMinNeighbourGap = 1'000'000;
 
 struct RunOptions {
   std::string name;
@@ -27,7 +35,8 @@ struct RunOptions {
   std::optional<unsigned> sampler_cpu;       // --sampler-cpu
   uint64_t interval_ns = 100'000'000;        // --interval
   uint64_t cap_ns = 60'000'000'000;          // --cap
-  std::optional<uint64_t> neighbour_ns;      // --neighbour INTERVAL
+  std::optional<uint64_t> neighbour_ns;      // --neighbour INTERVAL; set when there are neighbours
+  unsigned neighbours = 1;                   // --neighbours N: how many, when neighbour_ns is set
   bool quiet = false;
   bool force = false;
   std::vector<std::string> workload_args;    // after `--`: `cgmem workload` options

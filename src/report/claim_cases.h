@@ -32,6 +32,13 @@ inline bool single(const Meta& m) { return m.procs <= 1; }
 // The study's main workload: anonymous chunks touched page by page.
 inline bool plain_anon(const Meta& m) { return !m.file && !m.own_code && !m.populate && !m.set_own_high; }
 inline bool neighbour(const Meta& m) { return m.neighbour_ms && *m.neighbour_ms > 0; }
+// "with a neighbour", "with 8 neighbours", "with 1 to 8 neighbours": how many the runs had.
+inline std::string with_neighbours(const std::vector<Case>& cases) {
+  unsigned lo = ~0u, hi = 0;
+  for (const auto& c : cases) lo = std::min(lo, c.meta().neighbours), hi = std::max(hi, c.meta().neighbours);
+  if (hi <= 1) return "with a neighbour";
+  return lo == hi ? fmt::format("with {} neighbours", hi) : fmt::format("with {} to {} neighbours", lo, hi);
+}
 // Needs more than the limits hold (the study's 320 MiB "over" against
 // 230.4 MiB, 1.39 times memory.high), rather than fitting between them.
 inline bool over(const Meta& m) {

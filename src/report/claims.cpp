@@ -97,7 +97,7 @@ Claim fit_slow(const Cases& all) {
   auto part = [&](bool with) {
     auto sub = select(cases, [&](const Case& x) { return neighbour(x.meta()) == with; });
     if (sub.empty()) return std::string();
-    return fmt::format("{}: median churn op {} ms, {}x", with ? "with a neighbour" : "alone", span(sub, op_ms),
+    return fmt::format("{}: median churn op {} ms, {}x", with ? with_neighbours(sub) : "alone", span(sub, op_ms),
                        span(sub, slowdown));
   };
   std::string alone = part(false), near = part(true);

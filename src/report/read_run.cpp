@@ -53,6 +53,7 @@ void read_meta_parts(const Json& j, Meta& m) {
   m.interval_ms = get_f64(s, "interval_ms").value_or(0);
   m.cap_s = get_f64(s, "cap_s").value_or(0);
   m.neighbour_ms = get_f64(s, "neighbour_interval_ms");
+  m.neighbours = static_cast<unsigned>(std::min<uint64_t>(get_u64(s, "neighbours").value_or(m.neighbour_ms ? 1 : 0), UINT32_MAX));
   const Json& w = work ? *work : empty;
   m.chunk_bytes = get_u64(w, "chunk_bytes").value_or(m.chunk_bytes);
   m.target_bytes = get_u64(w, "target_bytes").value_or(0);

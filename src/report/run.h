@@ -52,6 +52,7 @@ struct Meta {
   std::optional<int> cpu, sampler_cpu;
   double interval_ms = 0, cap_s = 0;
   std::optional<double> neighbour_ms;  // --neighbour: another cgroup allocating on the workload's CPU
+  unsigned neighbours = 0;  // --neighbours: how many; 1 with neighbour_ms in a run recorded before the count was
   uint64_t chunk_bytes = 256 * 1024, target_bytes = 0;
   int procs = 1;
   bool populate = false, own_code = false, file = false;

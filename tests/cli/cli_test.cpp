@@ -84,6 +84,22 @@ TEST(Cli, UnsignedFlagsRejectSignsAndOverflow) {
   EXPECT_EQ(cpu.text.substr(0, cpu.text.find('\n')), "cgmem: error: --cpu: '-1' is not a whole number");
 }
 
+// --neighbours is 1 to 64; anything else is a usage error before anything is created.
+TEST(Cli, RunNeighboursOutOfRangeIsAUsageError) {
+  for (const char* n : {"0", "65"}) {
+    auto out = run(std::string("run --name x --neighbours ") + n + " -- --target 1M");
+    EXPECT_EQ(out.code, 2) << out.text;
+    EXPECT_EQ(out.text.substr(0, out.text.find('\n')),
+              std::string("cgmem: error: --neighbours: ") + n + " is out of range (1 to 64)");
+  }
+  auto fast = run("run --name x --neighbours 64 --neighbour 10ms -- --target 1M");
+  EXPECT_EQ(fast.code, 2) << fast.text;
+  EXPECT_EQ(fast.text.substr(0, fast.text.find('\n')),
+            "cgmem: error: --neighbours 64 at --neighbour 10ms charge the workload's CPU every 0.15625ms, more often "
+            "than once per 1ms (together they would take the CPU from the workload; give --neighbour 64ms or more, "
+            "or fewer --neighbours)");
+}
+
 // Issue 18: a --target above RAM is refused as `run` refuses such limits.
 TEST(Cli, WorkloadTargetAboveRamIsRefused) {
   auto out = run("workload --target 64T");

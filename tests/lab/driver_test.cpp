@@ -13,10 +13,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <set>
 #include <utility>
 
 #include "support/fixture.h"
 #include "fixture_cgroupfs.h"
+#include "cgroup/lists.h"
+#include "cgroup/reader.h"
 #include "lab/marker.h"
 #include "support/vm_out.h"
 
@@ -177,6 +181,93 @@ TEST_F(DriverTest, ARefusedLimitRemovesTheCgroupItHadCreated) {
   ASSERT_FALSE(result.has_value());
   EXPECT_EQ(result.error().err, ENOENT);
   EXPECT_EQ(cgroupfs_.removed, std::vector<std::string>{cgroup()});
+  EXPECT_FALSE(fs::exists(run_dir()));
+  EXPECT_TRUE(cgroupfs_.pids.empty());
+}
+
+// What a neighbour cgroup looked like while the run ran.
+struct SeenNeighbour {
+  std::optional<Mark> mark;
+  std::vector<pid_t> pids;
+  bool alive = false;
+};
+
+std::map<std::string, SeenNeighbour> look_at(const std::vector<std::string>& paths) {
+  std::map<std::string, SeenNeighbour> seen;
+  for (const auto& path : paths) {
+    SeenNeighbour n{.mark = read_mark(path)};
+    auto text = cgroup::read_text(path + "/cgroup.procs");
+    if (text) n.pids = cgroup::parse_procs(*text, "cgroup.procs").value_or(n.pids);
+    n.alive = n.pids.size() == 1 && ::kill(n.pids[0], 0) == 0;
+    seen[path] = n;
+  }
+  return seen;
+}
+
+// --neighbours 3: three cgroups of the driver's own, marked, one running
+// neighbour in each by the workload's first tick; removed at the end with
+// the run's cgroup, each neighbour reaped.
+TEST_F(DriverTest, StartsEachNeighbourInAMarkedCgroupOfItsOwnAndRemovesThem) {
+  DriverSetup s = setup();
+  s.options.neighbour_ns = 100 * kMs, s.options.neighbours = 3;
+  const std::vector<std::string> paths = {cgroup() + "-neighbour-1", cgroup() + "-neighbour-2",
+                                          cgroup() + "-neighbour-3"};
+  std::map<std::string, SeenNeighbour> seen;
+  clock_.after_sleep = [&](uint64_t) {
+    if (seen.empty()) seen = look_at(paths);
+  };
+  auto result = run_experiment(s);
+  ASSERT_TRUE(result.has_value()) << result.error().message();
+  ASSERT_EQ(seen.size(), 3u);
+  std::set<pid_t> pids;
+  for (const auto& path : paths) {
+    const SeenNeighbour& n = seen[path];
+    ASSERT_TRUE(n.mark.has_value()) << path;
+    EXPECT_EQ(n.mark->driver, ::getpid());
+    EXPECT_EQ(n.mark->run_dir, run_dir());
+    ASSERT_EQ(n.pids.size(), 1u) << path;
+    EXPECT_TRUE(n.alive) << path;
+    pids.insert(n.pids[0]);
+    EXPECT_FALSE(fs::exists(path));
+    EXPECT_EQ(::waitpid(n.pids[0], nullptr, WNOHANG), -1) << path << "'s neighbour was not reaped";
+  }
+  EXPECT_EQ(pids.size(), 3u);
+  EXPECT_EQ(cgroupfs_.removed, (std::vector<std::string>{cgroup(), paths[0], paths[1], paths[2]}));
+  EXPECT_EQ(slurp(mount_ + "/system.slice/cgroup.procs"), "1\n");
+  json spec = read_json("meta.json")["spec"];
+  EXPECT_EQ(spec["neighbours"], 3);
+  EXPECT_EQ(spec["neighbour_interval_ms"], 100.0);
+  EXPECT_EQ(read_json("outcome.json")["errors"], json::array());
+  expect_children_ended();
+}
+
+TEST_F(DriverTest, OneNeighbourKeepsItsCgroupName) {
+  DriverSetup s = setup();
+  s.options.neighbour_ns = 100 * kMs;
+  std::map<std::string, SeenNeighbour> seen;
+  clock_.after_sleep = [&](uint64_t) {
+    if (seen.empty()) seen = look_at({cgroup() + "-neighbour"});
+  };
+  ASSERT_TRUE(run_experiment(s).has_value());
+  EXPECT_TRUE(seen[cgroup() + "-neighbour"].alive);
+  EXPECT_EQ(cgroupfs_.removed, (std::vector<std::string>{cgroup(), cgroup() + "-neighbour"}));
+  EXPECT_EQ(read_json("meta.json")["spec"]["neighbours"], 1);
+}
+
+// A cgroup of a neighbour's name that is not the driver's stops the run
+// before anything starts; the driver removes what it made and only that.
+TEST_F(DriverTest, NeverRemovesANeighbourCgroupItDidNotCreate) {
+  std::string theirs = cgroup() + "-neighbour-2";
+  fs::create_directories(theirs);
+  testing::spit(theirs + "/cgroup.procs", "4242\n");
+  DriverSetup s = setup();
+  s.options.neighbour_ns = 100 * kMs, s.options.neighbours = 3;
+  auto result = run_experiment(s);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().err, EEXIST);
+  EXPECT_EQ(cgroupfs_.removed, (std::vector<std::string>{cgroup(), cgroup() + "-neighbour-1"}));
+  EXPECT_EQ(slurp(theirs + "/cgroup.procs"), "4242\n");
+  EXPECT_FALSE(fs::exists(cgroup() + "-neighbour-3"));
   EXPECT_FALSE(fs::exists(run_dir()));
   EXPECT_TRUE(cgroupfs_.pids.empty());
 }

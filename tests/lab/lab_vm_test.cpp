@@ -145,6 +145,17 @@ TEST(LabVm, NeighbourOnTheWorkloadsCpuMakesItOneSleepPerPage) {
   EXPECT_GE(median, 32.0);
 }
 
+TEST(LabVm, EightNeighboursRunBesideTheWorkloadAndAreRemoved) {
+  RunDirFiles run = load("neighbours-8");
+  EXPECT_EQ(run.meta["spec"]["neighbours"], 8);
+  EXPECT_EQ(run.meta["spec"]["neighbour_interval_ms"], 100.0);
+  EXPECT_EQ(run.outcome["status"], "cap");
+  EXPECT_EQ(run.outcome["errors"], nlohmann::json::array());
+  EXPECT_GT(run.ops.size(), 0u);
+  // Their cgroups are gone: GcRemovesWhatAKilledDriverLeftAndNothingElse
+  // finds only the killed run's and the stranger's afterwards.
+}
+
 // Each sleep at the cap lasts 2 * HZ jiffies, rounded up by the timer wheel:
 // 2014 to 2017 ms were measured on this kernel (HZ=250).
 TEST(LabVm, SetOwnHighSleepsAtTheTwoSecondCap) {

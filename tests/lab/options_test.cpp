@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include "cli/run_check.h"
 #include "cli/workload_flags.h"
+#include "lab/neighbour.h"
 #include "lab/run_options.h"
 #include "lab/workload_options.h"
 
@@ -125,6 +127,95 @@ TEST(RunOptions, SamplerGoesToAnotherCpuWhenThereIsOne) {
   EXPECT_EQ(spec["sampler_cpu"], 1);
   EXPECT_EQ(spec["interval_ms"], 100.0);
   EXPECT_TRUE(spec["neighbour_interval_ms"].is_null());
+}
+
+// --neighbours N: 1 to 64 neighbours, and together no more than one charge
+// per millisecond on the workload's CPU (the one neighbour's floor).
+TEST(RunOptions, NeighboursAreOneToSixtyFourAndShareTheOneMillisecondFloor) {
+  auto o = run(std::nullopt);
+  o.neighbour_ns = 100'000'000, o.neighbours = 8;
+  EXPECT_TRUE(validate(o, kMachine));
+  o.neighbours = 64;
+  EXPECT_TRUE(validate(o, kMachine));
+  o.neighbours = 65;
+  EXPECT_EQ(validate(o, kMachine).error().message(), "--neighbours: 65 is out of range (1 to 64)");
+  o.neighbours = 0;
+  EXPECT_EQ(validate(o, kMachine).error().message(), "--neighbours: 0 is out of range (1 to 64)");
+  o.neighbours = 8, o.neighbour_ns = 1'000'000;
+  EXPECT_EQ(validate(o, kMachine).error().message(),
+            "--neighbours 8 at --neighbour 1ms charge the workload's CPU every 0.125ms, more often than once per "
+            "1ms (together they would take the CPU from the workload; give --neighbour 8ms or more, or fewer "
+            "--neighbours)");
+  o.neighbour_ns = 8'000'000;
+  EXPECT_TRUE(validate(o, kMachine));
+  o.neighbour_ns = 500'000, o.neighbours = 1;  // one neighbour keeps its own message
+  EXPECT_EQ(validate(o, kMachine).error().message(), "--neighbour is below 1ms");
+  // The default interval leaves every count within the floor.
+  o.neighbour_ns = kDefaultNeighbourInterval, o.neighbours = kMaxNeighbours;
+  EXPECT_TRUE(validate(o, kMachine));
+}
+
+TEST(RunOptions, SpecJsonRecordsHowManyNeighbours) {
+  auto o = run(std::nullopt);
+  EXPECT_EQ(spec_json(o, 0, 1)["neighbours"], 0);
+  o.neighbour_ns = 100'000'000;
+  auto one = spec_json(o, 0, 1);
+  EXPECT_EQ(one["neighbours"], 1);
+  EXPECT_EQ(one["neighbour_interval_ms"], 100.0);
+  o.neighbours = 8;
+  auto eight = spec_json(o, 0, 1);
+  EXPECT_EQ(eight["neighbours"], 8);
+  EXPECT_EQ(eight["neighbour_interval_ms"], 100.0);
+}
+
+// Neighbour k of N charges k * interval / N after neighbour 0.
+TEST(Neighbours, PhasesAreStaggeredAcrossTheInterval) {
+  EXPECT_EQ(neighbour_offset_ns(0, 1, 100'000'000), 0u);
+  EXPECT_EQ(neighbour_offset_ns(0, 8, 100'000'000), 0u);
+  EXPECT_EQ(neighbour_offset_ns(1, 8, 100'000'000), 12'500'000u);
+  EXPECT_EQ(neighbour_offset_ns(7, 8, 100'000'000), 87'500'000u);
+  EXPECT_EQ(neighbour_offset_ns(2, 3, 1'000'000), 666'666u);
+  EXPECT_EQ(neighbour_offset_ns(63, 64, 86'400'000'000'000), 85'050'000'000'000u);  // a day: no overflow
+}
+
+TEST(Neighbours, EachHasACgroupOfItsOwnAndOneKeepsItsName) {
+  EXPECT_EQ(neighbour_cgroup_names("run", 1), std::vector<std::string>{"run-neighbour"});
+  EXPECT_EQ(neighbour_cgroup_names("run", 3),
+            (std::vector<std::string>{"run-neighbour-1", "run-neighbour-2", "run-neighbour-3"}));
+  EXPECT_TRUE(neighbour_cgroup_names("run", 0).empty());
+}
+
+// `cgmem run`'s words as cgmem run and matrix --plan read them.
+TEST(RunWords, NeighboursAloneGetTheDefaultIntervalAndNeighbourAloneIsOne) {
+  const std::vector<std::string> after = {"--", "--target", "40M"};
+  auto words = [&](std::vector<std::string> flags) {
+    std::vector<std::string> w = {"--name", "r"};
+    w.insert(w.end(), flags.begin(), flags.end());
+    w.insert(w.end(), after.begin(), after.end());
+    return cli::check_run_words(w, kMachine);
+  };
+  auto none = words({});
+  ASSERT_TRUE(none) << none.error().message();
+  EXPECT_FALSE(none->options.neighbour_ns.has_value());
+  auto eight = words({"--neighbours", "8"});
+  ASSERT_TRUE(eight) << eight.error().message();
+  EXPECT_EQ(eight->options.neighbours, 8u);
+  EXPECT_EQ(eight->options.neighbour_ns, kDefaultNeighbourInterval);
+  EXPECT_EQ(kDefaultNeighbourInterval, 100'000'000u);
+  auto one = words({"--neighbour", "10ms"});
+  ASSERT_TRUE(one) << one.error().message();
+  EXPECT_EQ(one->options.neighbours, 1u);
+  EXPECT_EQ(one->options.neighbour_ns, 10'000'000u);
+  auto both = words({"--neighbours", "8", "--neighbour", "20ms"});
+  ASSERT_TRUE(both) << both.error().message();
+  EXPECT_EQ(both->options.neighbours, 8u);
+  EXPECT_EQ(both->options.neighbour_ns, 20'000'000u);
+  EXPECT_EQ(lab::spec_json(both->options, 0, 1)["neighbours"], 8);
+  EXPECT_EQ(words({"--neighbours", "65"}).error().message(), "--neighbours: 65 is out of range (1 to 64)");
+  EXPECT_EQ(words({"--neighbours", "0"}).error().message(), "--neighbours: 0 is out of range (1 to 64)");
+  EXPECT_EQ(words({"--neighbours", "-1"}).error().message(), "--neighbours: '-1' is not a whole number");
+  EXPECT_EQ(words({"--neighbours", "8", "--neighbour", "2ms"}).error().message().substr(0, 60),
+            "--neighbours 8 at --neighbour 2ms charge the workload's CPU ");
 }
 
 

@@ -155,4 +155,33 @@ TEST(ExamplesPlan, RunChecksNameTheFlagAndTheValue) {
   fs::remove_all(dir);
 }
 
+// neighbours = N plans `--neighbours N`, and the plan refuses what cgmem run
+// refuses: more than 64, or neighbours that together charge more often than
+// once per millisecond.
+TEST(ExamplesPlan, NeighboursArePlannedAndCheckedAsCgmemRunChecksThem) {
+  fs::path dir = fs::temp_directory_path() / "cgmem-plan-neighbours";
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.toml") << "reps = 1\n[[configs]]\nname = \"nb\"\nhigh = \"28M\"\n"
+                                   "[[workloads]]\nname = \"eight\"\nneighbours = 8\nargs = [\"--target\", \"40M\"]\n"
+                                   "[[workloads]]\nname = \"many\"\nneighbours = 65\nargs = [\"--target\", \"40M\"]\n"
+                                   "[[workloads]]\nname = \"fast\"\nneighbours = 8\nneighbour = \"4ms\"\n"
+                                   "args = [\"--target\", \"40M\"]\n";
+  auto out = cgmem::testing::run_cgmem_split("matrix " + (dir / "s.toml").string() + " --vm --plan --out " +
+                                             (dir / "b").string());
+  EXPECT_EQ(out.code, 2) << out.out << out.err;
+  EXPECT_NE(out.out.find("run     eight-nb-r1: cgmem run --name eight-nb-r1 --out " + (dir / "b/eight-nb-r1").string() +
+                         " --high 28M --neighbours 8 --quiet -- --target 40M\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("refused many-nb-r1: --neighbours: 65 is out of range (1 to 64)\n"), std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("refused fast-nb-r1: --neighbours 8 at --neighbour 4ms charge the workload's CPU every 0.5ms, "
+                         "more often than once per 1ms (together they would take the CPU from the workload; give "
+                         "--neighbour 8ms or more, or fewer --neighbours)\n"),
+            std::string::npos)
+      << out.out;
+  EXPECT_FALSE(fs::exists(dir / "b"));
+  fs::remove_all(dir);
+}
+
 }  // namespace

@@ -154,6 +154,29 @@ TEST(MatrixSpec, APercentNeedsAMax) {
             "for the format)");
 }
 
+// neighbours = N is `cgmem run --neighbours N`; cgmem run checks its range.
+TEST(MatrixSpec, NeighboursIsACountForTheRunsFlag) {
+  auto spec = parse_spec("reps = 1\n[[configs]]\nname = \"nb8\"\nhigh = \"28M\"\nneighbours = 8\n[[configs]]\nname = \"nb\"\n"
+                         "neighbours = \"2\"\nneighbour = \"50ms\"\n[[workloads]]\nname = \"w\"\n"
+                         "args = [\"--target\", \"40M\"]\n",
+                         "s.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message();
+  EXPECT_EQ(spec->configs[0].flags.at("neighbours"), "8");
+  EXPECT_EQ(run_flag("neighbours"), "--neighbours");
+  auto runs = plan(*spec, {.batch_dir = "/b"});
+  ASSERT_EQ(runs.size(), 2u);
+  auto args = run_arguments(runs[0], "/b/r");
+  auto at = std::find(args.begin(), args.end(), "--neighbours");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), "8");
+  EXPECT_EQ(runs[1].flags.at("neighbours"), "2");
+  EXPECT_EQ(runs[1].flags.at("neighbour"), "50ms");
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\nneighbours = 2.5\n[[workloads]]\nname = \"w\"\n"),
+            std::string("matrix spec: config a.neighbours: 'floating-point' is not a valid value: s.toml") + kTail);
+  EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\nneighbours = \"eight\"\n[[workloads]]\nname = \"w\"\n"),
+            std::string("matrix spec: config a.neighbours: 'eight' is not a valid value: s.toml") + kTail);
+}
+
 TEST(MatrixSpec, DurationsTakeUnits) {
   EXPECT_EQ(parse_seconds("150s", 1), 150);
   EXPECT_EQ(parse_seconds("100ms", 1), 0.1);

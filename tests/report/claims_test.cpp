@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <functional>
 
+#include "report/claim_cases.h"
 #include "report/claims.h"
 #include "report/claims_view.h"
 #include "report/predict.h"
 #include "report/report.h"
 #include "report/summary.h"
+#include "support/fixture.h"
+#include "support/temp_dir.h"
 
 namespace cgmem::report {
 namespace {
@@ -157,6 +160,39 @@ TEST(ReportClaims, TheClaimsFixtureAtHz250) {
             "--max 32M --high 30195712 -- --target 29M --churn 200)");
   EXPECT_EQ(row(claims, "both-kill-per-page"),
             "- | not tested by this batch | a run under both limits with --neighbour 100ms long enough to be killed");
+}
+
+// meta.json's spec.neighbours; a run recorded before it had one neighbour
+// when neighbour_interval_ms is set, none otherwise.
+TEST(ReportClaims, RunsSayHowManyNeighbours) {
+  auto near = read_runs({std::string(CGMEM_FIXTURES) + "/runs/claims/anon-over-nb-high-r1"});
+  auto alone = read_runs({std::string(CGMEM_FIXTURES) + "/runs/claims/anon-over-max-r1"});
+  ASSERT_TRUE(near.has_value() && alone.has_value());
+  EXPECT_EQ(near->front().meta.neighbour_ms, 100.0);
+  EXPECT_EQ(near->front().meta.neighbours, 1u);
+  EXPECT_EQ(alone->front().meta.neighbours, 0u);
+  testing::TempDir tmp;
+  std::string dir = tmp.copy_fixture("runs/claims/anon-over-nb-high-r1", "nb8");
+  auto meta = nlohmann::json::parse(testing::slurp(dir + "/meta.json"));
+  meta["spec"]["neighbours"] = 8;
+  testing::spit(dir + "/meta.json", meta.dump());
+  auto eight = read_runs({dir});
+  ASSERT_TRUE(eight.has_value());
+  EXPECT_EQ(eight->front().meta.neighbours, 8u);
+  EXPECT_EQ(eight->front().meta.neighbour_ms, 100.0);
+  // Where a claim's row names the runs beside neighbours, it says how many.
+  RunSummary sum;
+  RunPrediction pred;
+  auto with = [&](std::vector<unsigned> counts) {
+    std::vector<report::Run> runs(counts.size());
+    claims_detail::Cases cases;
+    for (size_t i = 0; i < counts.size(); ++i) runs[i].meta.neighbours = counts[i];
+    for (const auto& r : runs) cases.push_back({&r, &sum, &pred});
+    return claims_detail::with_neighbours(cases);
+  };
+  EXPECT_EQ(with({1, 1}), "with a neighbour");
+  EXPECT_EQ(with({8}), "with 8 neighbours");
+  EXPECT_EQ(with({1, 8}), "with 1 to 8 neighbours");
 }
 
 // A killed run whose measured time is far from the model is not reproduced.

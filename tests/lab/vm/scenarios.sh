@@ -28,6 +28,9 @@ run own-code-walked-max --max $M --cap 10 -- --target 40M --own-code-size 8M
 # The study's two regimes of sleeps per throttled op.
 run sleeps-default --high $H --cap 15 -- --target 40M
 run sleeps-neighbour --high $H --cap 50 --neighbour 100ms -- --target 40M
+# Eight neighbours, each in its own cgroup (6.16's stock caches 7 memcgs per
+# CPU); every one removed at the end (gc-before.txt lists what is left).
+run neighbours-8 --high $H --cap 5 --neighbours 8 -- --target 40M
 
 # The 2 s cap: grow to 30 MiB with no limit, then write memory.high = 22 MiB
 # (36% over: the formula asks for far more than 2 * HZ); one page per op. A
