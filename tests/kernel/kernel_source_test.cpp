@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "kernel/inputs.h"
@@ -51,16 +52,19 @@ std::vector<std::string> left_in(const std::string& kernels) {
   return left;
 }
 
-// "'*/mm/memcontrol.c' ..." for every file a patch of cgmem's changes.
+// "'*/mm/memcontrol.c' ..." for every file a patch of cgmem's changes, each
+// once (tar says a pattern given twice is "Not found in archive").
 std::string patched_files() {
-  std::string out;
+  std::set<std::string> files;
   for (const auto& name : patch_names()) {
     std::string text = patch_text(name).value();
     for (size_t at = text.find("\n+++ b/"); at != std::string::npos; at = text.find("\n+++ b/", at + 1)) {
       size_t start = at + 7, end = text.find_first_of("\t\n", start);
-      out += " '*/" + text.substr(start, end - start) + "'";
+      files.insert(text.substr(start, end - start));
     }
   }
+  std::string out;
+  for (const auto& file : files) out += " '*/" + file + "'";
   return out;
 }
 
