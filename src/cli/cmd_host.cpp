@@ -28,6 +28,7 @@ void print_table(const host::HostFacts& f) {
   };
   row("kernel", f.kernel.empty() ? "unknown" : f.kernel);
   row("HZ", f.hz ? fmt::format("{} (from {})", *f.hz, f.hz_source) : "unknown (no kernel config found)");
+  row("stock slots", f.stock_slots ? fmt::format("{} (from the {})", *f.stock_slots, f.stock_slots_source) : "unknown");
   row("page size", std::to_string(f.page_size));
   row("CPUs", f.cpus ? std::to_string(f.cpus) : "unknown (nothing read from /sys/devices/system/cpu/online)");
   row("RAM", f.mem_total_bytes ? format_bytes(f.mem_total_bytes) : "unknown (no MemTotal in /proc/meminfo)");

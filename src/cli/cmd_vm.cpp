@@ -91,6 +91,11 @@ int run_vm(std::span<char*> args) {
   app.add_option("--program", options.programs,
                  "bring host program NAME (PATH lookup) or PATH and the shared libraries it needs (read from its "
                  "ELF, as ld.so would find them) into the guest: /usr/local/bin/NAME, on PATH");
+  int stock_slots = 0;
+  app.add_option("--stock-slots", stock_slots,
+                 "append memcontrol.stock_slots=N (1..7) to the guest's kernel command line: the charge stock's "
+                 "memcgs per CPU, on a kernel built with --patch memcg-stock-slots (docs/kernel.md)")
+      ->check(whole_number(1, 7));
   app.add_option("--accel", accel, "kvm or tcg (default: kvm where it works)")->check(CLI::IsMember({"kvm", "tcg"}));
   app.add_flag("--json", json, "print the run's record as JSON on stderr instead of the summary line");
   std::vector<std::string> forwards;
@@ -124,6 +129,8 @@ int run_vm(std::span<char*> args) {
     options.kernel = choice->image;
     options.kernel_name = choice->name;
   }
+  if (stock_slots) options.stock_slots = stock_slots;
+  if (auto ok = vm::check_vm_stock_slots(options); !ok) return print_error(ok.error()), kUsage;
 
   catch_stop_signals();  // QEMU is ended by its PID, not killed with us
   auto progress = [json](const std::string& line) {

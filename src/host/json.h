@@ -8,7 +8,9 @@
 
 namespace cgmem::host {
 
-// Keys: kernel, hz (null when unknown), hz_source, page_size, cpus,
+// Keys: kernel, hz (null when unknown), hz_source, stock_slots (null when
+// unknown), stock_slots_source ("parameter", "version", "unknown"),
+// kernel_patches, page_size, cpus,
 // mem_total_bytes, swap_total_bytes, swaps [{name, type, size_bytes,
 // used_bytes, priority}], zswap (null when no module), thp, psi,
 // cgroup2_mount (null when none), cgroup2_controllers, cgroup2_enabled,

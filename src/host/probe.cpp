@@ -51,6 +51,51 @@ void probe_hz(const HostRoots& roots, HostFacts& facts) {
 
 }  // namespace
 
+std::optional<std::pair<unsigned, unsigned>> release_version(std::string_view release) {
+  auto major = to_u64(next_token(release, '.'));
+  std::string_view rest = release;
+  size_t digits = 0;
+  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+  auto minor = to_u64(rest.substr(0, digits));
+  if (!major || !minor || *major > 1000 || *minor > 1000) return std::nullopt;
+  return std::pair<unsigned, unsigned>(static_cast<unsigned>(*major), static_cast<unsigned>(*minor));
+}
+
+std::vector<std::string> release_patches(std::string_view release) {
+  constexpr std::string_view kMark = "-cgmem-";
+  size_t at = release.find(kMark);
+  if (at == std::string_view::npos) return {};
+  std::string_view name = trim(release.substr(at + kMark.size()));
+  auto version = release_version(release);
+  bool slots_upstream = version && (version->first > 6 || (version->first == 6 && version->second >= 16));
+  // One suffix per patch, in the order they are applied (src/kernel/inputs.h).
+  std::vector<std::string> patches;
+  if (name.ends_with("-slots")) {
+    name.remove_suffix(6);
+    if (!slots_upstream) patches.insert(patches.begin(), "memcg-stock-slots");
+  }
+  if (name.ends_with("-throttle")) patches.insert(patches.begin(), "memory-high-throttle");
+  return patches;
+}
+
+void probe_stock_slots(const HostRoots& roots, HostFacts& facts) {
+  if (auto text = cgroup::read_text(roots.sys + "/module/memcontrol/parameters/stock_slots")) {
+    auto slots = to_u64(trim(*text));
+    if (slots && *slots >= 1 && *slots <= 7) {
+      facts.stock_slots = static_cast<unsigned>(*slots), facts.stock_slots_source = "parameter";
+      return;
+    }
+  }
+  auto version = release_version(facts.kernel);
+  if (!version) {
+    facts.stock_slots_source = "unknown";
+    return;
+  }
+  bool upstream = version->first > 6 || (version->first == 6 && version->second >= 16);
+  facts.stock_slots = upstream ? 7u : 1u;  // NR_MEMCG_STOCK from 6.16; one cached memcg before
+  facts.stock_slots_source = "version";
+}
+
 std::optional<unsigned> config_hz(std::string_view config_text) {
   while (!config_text.empty()) {
     std::string_view line = trim(next_line(config_text));
@@ -137,6 +182,8 @@ HostFacts probe_host(const HostRoots& roots) {
   HostFacts facts;
   facts.kernel = std::string(trim(read_or_empty(roots.proc + "/sys/kernel/osrelease")));
   probe_hz(roots, facts);
+  probe_stock_slots(roots, facts);
+  facts.kernel_patches = release_patches(facts.kernel);
   long page = ::sysconf(_SC_PAGESIZE);
   facts.page_size = page > 0 ? static_cast<uint64_t>(page) : 0;
   facts.cpus = count_cpu_list(read_or_empty(roots.sys + "/devices/system/cpu/online")).value_or(0);

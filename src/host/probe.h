@@ -1,5 +1,6 @@
 // What this machine's kernel and cgroups can do for cgmem, read without
-// writing anything: kernel release, HZ and where it came from, page size,
+// writing anything: kernel release, HZ and where it came from, the memcg
+// charge stock's slots per CPU and the patches of a kernel cgmem built, page size,
 // CPUs, RAM, swap, zswap, THP, PSI, the cgroup2 mount and its controllers,
 // and whether this process can use a cgroup v2 memory controller (and if
 // not, why, and the way out: `cgmem vm -- ...`).
@@ -12,6 +13,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -34,6 +37,18 @@ struct HostFacts {
   std::string kernel;                 // "6.12.117+deb12-cloud-amd64"; "" when unreadable
   std::optional<unsigned> hz;         // CONFIG_HZ
   std::string hz_source;              // "/boot/config-RELEASE", "/proc/config.gz" or "unknown"
+  // The memcgs each CPU's charge stock caches: SYS/module/memcontrol/
+  // parameters/stock_slots on a kernel with cgmem's memcg-stock-slots patch
+  // (source "parameter"), else what the version implies: 1 before 6.16, 7
+  // (NR_MEMCG_STOCK) from 6.16 (source "version"); nullopt and "unknown"
+  // when the release cannot be read.
+  std::optional<unsigned> stock_slots;
+  std::string stock_slots_source;
+  // The patches of a kernel cgmem built, from its release's "-cgmem-NAME"
+  // ("6.12.117-cgmem-hz1000-throttle-slots" -> memory-high-throttle,
+  // memcg-stock-slots); a slots suffix on 6.16 or later is left out (the
+  // build skipped it: the stock is upstream). Empty for other kernels.
+  std::vector<std::string> kernel_patches;
   uint64_t page_size = 0;             // of the running process (sysconf)
   unsigned cpus = 0;                  // online CPUs (SYS/devices/system/cpu/online)
   uint64_t mem_total_bytes = 0;       // MemTotal
@@ -61,6 +76,17 @@ struct HostFacts {
 // Never fails as a whole: a fact that cannot be read stays empty, and the
 // reason names what was missing.
 HostFacts probe_host(const HostRoots& roots = {});
+
+// The patches a release's "-cgmem-NAME" suffix names (HostFacts::kernel_patches).
+std::vector<std::string> release_patches(std::string_view release);
+
+// "6.16.3-..." -> {6, 16}; nullopt when the release does not start with
+// MAJOR.MINOR.
+std::optional<std::pair<unsigned, unsigned>> release_version(std::string_view release);
+
+// The slots per CPU of the stock: the parameter file's text when it holds
+// 1..7, else the version's rule (HostFacts::stock_slots).
+void probe_stock_slots(const HostRoots& roots, HostFacts& facts);
 
 // CONFIG_HZ from the text of a kernel config; nullopt when absent.
 std::optional<unsigned> config_hz(std::string_view config_text);

@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "common/file.h"
+#include "kernel/source.h"
 #include "kernel/step.h"
 #include "vm/bzimage.h"
 #include "vm/elf.h"
@@ -24,6 +25,9 @@ namespace cgmem::kernel {
 
 namespace {
 
+// A tree's mm/memcontrol.c is about 230 KiB.
+constexpr uint64_t kMaxMemcontrol = 16 << 20;
+
 // One build in its temporary directory: the steps share the log, the
 // directories and the way a failure is reported.
 class Build {
@@ -32,6 +36,9 @@ class Build {
         std::string tmp)
       : request_(request), events_(events), stop_(stop), tmp_(std::move(tmp)),
         name_(kernel_name(request.inputs)), key_(cache_key(request.source, request.inputs)) {}
+
+  const std::vector<std::string>& applied() const { return applied_; }
+  const std::vector<std::string>& upstream() const { return upstream_; }
 
   const std::string& name() const { return name_; }
   const std::string& key() const { return key_; }
@@ -63,23 +70,53 @@ class Build {
                 "the build log is kept: " + kept);
   }
 
-  Result<void> unpack() {
+  // A tarball is unpacked, a directory copied (cp -a keeps modes and
+  // mtimes, so make sees the tree as it was); either way into src().
+  Result<void> unpack(const char* step) {
     std::error_code ec;
+    const Source& source = request_.source;
     fs::create_directories(src(), ec);
-    if (ec) return failed("unpack", "create " + src() + ": " + ec.message());
-    auto ok = run("unpack", {"tar", "-xf", request_.source.tarball, "-C", src(), "--strip-components=1"}, {});
-    if (ok && !fs::exists(src() + "/Makefile"))
-      return failed("unpack", request_.source.tarball + " holds no kernel source tree (no Makefile at its top)");
+    if (ec) return failed(step, "create " + src() + ": " + ec.message());
+    auto ok = source.dir.empty()
+                  ? run(step, {"tar", "-xf", source.tarball, "-C", src(), "--strip-components=1"}, {})
+                  : run(step, {"cp", "-a", "--", source.dir + "/.", src()}, {});
+    if (ok && !fs::exists(src() + "/Makefile")) {
+      return failed(step, (source.dir.empty() ? source.tarball : source.dir) +
+                              " holds no kernel source tree (no Makefile at its top)");
+    }
     return ok;
   }
 
+  // Each patch in order; one the tree has upstream is skipped and said so.
   Result<void> patch() {
-    if (!request_.inputs.patch) return {};
-    auto text = patch_text(*request_.inputs.patch);
-    if (!text) return failed("patch", text.error().message());
-    std::string file = tmp_ + "/" + *request_.inputs.patch + ".patch";
-    std::ofstream(file, std::ios::binary) << *text;
-    return run("patch", {"patch", "-p1", "--forward", "--batch", "-i", file}, src());
+    auto memcontrol = read_file(src() + "/mm/memcontrol.c", "mm/memcontrol.c", kMaxMemcontrol);
+    auto upstream = upstream_patches(memcontrol ? *memcontrol : std::string(), request_.inputs.patches);
+    for (const auto& name : request_.inputs.patches) {
+      auto found = std::ranges::find(upstream, name, &Upstream::patch);
+      if (found != upstream.end()) {
+        upstream_.push_back(name);
+        if (events_.note)
+          events_.note(fmt::format("patch: {} skipped: {} has it upstream ({})", name,
+                                   request_.source.kernel_version, found->reason));
+        continue;
+      }
+      auto text = patch_text(name);
+      if (!text) return failed("patch", text.error().message());
+      std::string file = tmp_ + "/" + name + ".patch";
+      std::ofstream(file, std::ios::binary) << *text;
+      if (events_.note) events_.note("patch: " + name);
+      if (auto ok = run("patch", {"patch", "-p1", "--forward", "--batch", "-i", file}, src()); !ok) return ok;
+      applied_.push_back(name);
+    }
+    return {};
+  }
+
+  // What the entry says of its inputs (a plan shows it too).
+  Entry entry_facts() const {
+    const Source& source = request_.source;
+    return Entry{.dir = final_dir(), .name = name_, .key = key_, .hz = request_.inputs.hz, .patches = applied_,
+                 .upstream = upstream_, .source_version = source.version, .version = source.kernel_version,
+                 .source = source.dir.empty() ? source.tarball : source.dir, .jobs = request_.jobs};
   }
 
   Result<void> configure() {
@@ -137,10 +174,12 @@ class Build {
     }
     auto release = vm::read_bzimage_release(entry_dir() + "/bzImage");
     if (!release) return failed("install", release.error().message());
-    Entry entry{.dir = final_dir(), .name = name_, .key = key_, .hz = request_.inputs.hz,
-                .patch = request_.inputs.patch.value_or(""), .source_version = request_.source.version,
-                .release = *release, .built_at = iso_utc(std::time(nullptr)), .seconds = seconds_so_far, .jobs = request_.jobs,
-                .objects = objects_, .image_bytes = fs::file_size(entry_dir() + "/bzImage", ec)};
+    Entry entry = entry_facts();
+    entry.release = *release;
+    entry.built_at = iso_utc(std::time(nullptr));
+    entry.seconds = seconds_so_far;
+    entry.objects = objects_;
+    entry.image_bytes = fs::file_size(entry_dir() + "/bzImage", ec);
     std::ofstream(entry_dir() + "/" + kEntryFile) << entry_json(entry);
     // Replace an older entry of the same key (--force) by moving it aside first.
     if (fs::exists(final_dir())) {
@@ -161,6 +200,7 @@ class Build {
   const volatile std::sig_atomic_t* stop_;
   std::string tmp_, name_, key_;
   uint64_t objects_ = 0;
+  std::vector<std::string> applied_, upstream_;
 };
 
 // The compile count of the last build of the same name, for the progress line.
@@ -175,7 +215,8 @@ uint64_t expected_objects(const std::string& kernels, const std::string& name) {
 Result<BuildResult> build_kernel(const BuildRequest& request, const BuildEvents& events,
                                  const volatile std::sig_atomic_t* stop) {
   std::string name = kernel_name(request.inputs), key = cache_key(request.source, request.inputs);
-  if (!request.force)
+  bool cached = find_entry(request.kernels, name, key).has_value();
+  if (!request.force && !request.plan)
     if (auto entry = find_entry(request.kernels, name, key)) return BuildResult{*entry, true};
   std::error_code ec;
   fs::create_directories(request.kernels, ec);
@@ -190,9 +231,17 @@ Result<BuildResult> build_kernel(const BuildRequest& request, const BuildEvents&
   };
   Result<Entry> entry = std::unexpected(Error{});
   uint64_t expected = expected_objects(request.kernels, name);
-  Result<void> ok = (step("unpack"), build.unpack());
-  if (ok && request.inputs.patch) ok = (step("patch"), build.patch());
+  const char* unpack = request.source.dir.empty() ? "unpack" : "copy";
+  Result<void> ok = (step(unpack), build.unpack(unpack));
+  if (ok && !request.inputs.patches.empty()) ok = (step("patch"), build.patch());
   if (ok) ok = (step("configure"), build.configure());
+  if (ok && request.plan) {
+    BuildResult plan{.entry = build.entry_facts(), .planned = true, .cached = cached,
+                     .config = read_file_or_empty(build.src() + "/.config")};
+    fs::remove_all(tmp, ec);
+    if (ec) return fail("remove the build directory: " + ec.message(), tmp);
+    return plan;
+  }
   if (ok) ok = (step("compile"), build.compile(expected));
   if (ok) {
     step("install");

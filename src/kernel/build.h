@@ -12,7 +12,9 @@
 //              the temporary entry, renamed to kernels/NAME-KEY
 // The temporary directory (kernels/.build-NAME-KEY-XXXXXX, on the cache's
 // file system so the rename is atomic) is removed at the end; a failure
-// keeps only the log, as kernels/NAME-KEY.failed.log.
+// keeps only the log, as kernels/NAME-KEY.failed.log. A plan (--plan) runs
+// the steps up to configure, then removes the directory: nothing compiled,
+// nothing cached.
 #pragma once
 
 #include <csignal>
@@ -32,16 +34,21 @@ struct BuildRequest {
   unsigned jobs = 2;
   std::string kernels;  // the cache directory
   bool force = false;   // build even when cached (the new entry replaces the old)
+  bool plan = false;    // unpack or copy, patch, configure; no compile, no entry
 };
 
 struct BuildEvents {
   std::function<void(const std::string& step)> step;           // a step starts
+  std::function<void(const std::string& line)> note;           // "patch: memcg-stock-slots skipped: ..."
   std::function<void(uint64_t compiled, uint64_t expected, double seconds)> compiling;  // about once a second
 };
 
 struct BuildResult {
-  Entry entry;
+  Entry entry;             // for a plan: what the entry would say (no dir, image or release)
   bool cache_hit = false;
+  bool planned = false;    // a plan: configured and removed
+  bool cached = false;     // a plan: the entry is in the cache already
+  std::string config;      // a plan: the .config it made
 };
 
 Result<BuildResult> build_kernel(const BuildRequest& request, const BuildEvents& events,

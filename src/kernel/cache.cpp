@@ -24,9 +24,17 @@ Result<std::string> kernels_dir() {
   return *cache + "/kernels";
 }
 
+std::string Entry::patch() const {
+  std::string joined;
+  for (const auto& p : patches) joined += (joined.empty() ? "" : ",") + p;
+  return joined;
+}
+
 std::string entry_json(const Entry& e) {
   nlohmann::json j = {{"name", e.name},         {"key", e.key},
-                      {"hz", e.hz},             {"patch", e.patch},
+                      {"hz", e.hz},             {"patch", e.patch()},
+                      {"patches", e.patches},   {"upstream", e.upstream},
+                      {"version", e.version},   {"source", e.source},
                       {"source_version", e.source_version}, {"release", e.release},
                       {"built_at", e.built_at}, {"seconds", e.seconds},
                       {"jobs", e.jobs},         {"objects", e.objects},
@@ -54,6 +62,19 @@ uint64_t whole_of(const Json& j, const char* key, uint64_t most, const char* exp
   return v.get<uint64_t>();
 }
 
+// A list of patch names; absent: empty.
+std::vector<std::string> names_of(const Json& j, const char* key) {
+  std::vector<std::string> out;
+  if (!j.contains(key)) return out;
+  const Json& v = j[key];
+  if (!v.is_array() || v.size() > 16) throw std::runtime_error(fmt::format("{} is {}, not a list of patch names", key, v.dump()));
+  for (const auto& item : v) {
+    if (!item.is_string()) throw std::runtime_error(fmt::format("{} holds {}, not a patch name", key, item.dump()));
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
 double seconds_of(const Json& j, const char* key) {
   if (!j.contains(key)) return 0;
   const Json& v = j[key];
@@ -73,7 +94,12 @@ Entry parse_entry(const std::string& text, const std::string& dir) {
   e.hz = int(whole_of(j, "hz", model::kMaxHz, model::kHzRange));
   if (j.contains("hz") && e.hz < model::kMinHz)
     throw std::runtime_error(fmt::format("hz is {}, not {}", e.hz, model::kHzRange));
-  e.patch = text_of(j, "patch");
+  e.patches = names_of(j, "patches");
+  // Entries built before "patches" name their one patch in "patch".
+  if (!j.contains("patches") && !text_of(j, "patch").empty()) e.patches = {text_of(j, "patch")};
+  e.upstream = names_of(j, "upstream");
+  e.version = text_of(j, "version");
+  e.source = text_of(j, "source");
   e.source_version = text_of(j, "source_version");
   e.release = text_of(j, "release");
   e.built_at = text_of(j, "built_at");

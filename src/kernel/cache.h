@@ -6,7 +6,10 @@
 //   vmlinux.pvh   the uncompressed kernel with its PVH entry note (QEMU boots it faster)
 //   config        the .config
 //   build.log     every step's output
-//   build.json    what it was built from (kEntryFile)
+//   build.json    what it was built from (kEntryFile): name, key, hz, patch,
+//                 patches, upstream, version, source, source_version,
+//                 release, built_at, seconds, jobs, objects, image_bytes.
+//                 cgmem vm reads patches and version from it (vm/built.h)
 // A failed build leaves only NAME-KEY.failed.log.
 #pragma once
 
@@ -25,8 +28,11 @@ struct Entry {
   std::string dir;             // .../kernels/NAME-KEY
   std::string name, key;       // "hz1000-throttle", "3f2a9c0d11be"
   int hz = 0;
-  std::string patch;           // empty: none
-  std::string source_version;  // "6.12.117-1~deb12u1"
+  std::vector<std::string> patches;   // applied, in order ("memory-high-throttle", "memcg-stock-slots")
+  std::vector<std::string> upstream;  // asked for but skipped: the source has them upstream
+  std::string source_version;  // the key's part: "6.12.117-1~deb12u1", "file SIZE MTIME", "dir 6.16.3 DIGEST"
+  std::string version;         // the kernel's: "6.12.117" (empty in entries built before it was recorded)
+  std::string source;          // the tarball or directory it was built from
   std::string release;         // "6.12.117-cgmem-hz1000-throttle"
   std::string built_at;        // ISO 8601 UTC
   double seconds = 0;          // the whole build
@@ -35,6 +41,9 @@ struct Entry {
   uint64_t image_bytes = 0;
 
   std::string image() const { return dir + "/bzImage"; }
+  // build.json's "patch": the applied patches joined with ",", "" for none
+  // (one patch: its name, as before there could be several).
+  std::string patch() const;
 };
 
 // $XDG_CACHE_HOME/cgmem/kernels (from vm::cache_dir).

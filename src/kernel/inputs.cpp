@@ -2,34 +2,90 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 
 #include "lab/matrix/sha256.h"
-#include "common/process.h"
 
 namespace cgmem::kernel {
 
 namespace {
 
-constexpr std::string_view kThrottleSuffix = "-throttle";
+struct KnownPatch {
+  std::string_view name, suffix;
+  std::string_view (*text)();
+};
+
+// In the order they are applied and named.
+constexpr KnownPatch kPatches[] = {
+    {kThrottlePatch, "-throttle", throttle_patch},
+    {kSlotsPatch, "-slots", slots_patch},
+};
+
+const KnownPatch* known(std::string_view name) {
+  for (const auto& p : kPatches)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+// "6.16.3-" at the start of a name: three dot-separated numbers and a dash.
+std::optional<std::string> version_prefix(std::string_view& rest) {
+  size_t dash = rest.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  std::string_view version = rest.substr(0, dash);
+  int dots = 0;
+  for (size_t i = 0; i < version.size(); ++i) {
+    if (version[i] == '.') {
+      if (i == 0 || version[i - 1] == '.') return std::nullopt;
+      ++dots;
+    } else if (version[i] < '0' || version[i] > '9') {
+      return std::nullopt;
+    }
+  }
+  if (dots != 2 || version.ends_with('.')) return std::nullopt;
+  rest.remove_prefix(dash + 1);
+  return std::string(version);
+}
 
 }  // namespace
 
+Result<std::vector<std::string>> ordered_patches(const std::vector<std::string>& patches) {
+  for (const auto& name : patches)
+    if (!known(name)) return std::unexpected(patch_text(name).error());
+  std::vector<std::string> out;
+  for (const auto& p : kPatches)
+    if (std::ranges::find(patches, p.name) != patches.end()) out.emplace_back(p.name);
+  return out;
+}
+
+std::string_view patch_suffix(std::string_view patch) {
+  const KnownPatch* p = known(patch);
+  return p ? p->suffix : std::string_view();
+}
+
 std::string kernel_name(const BuildInputs& inputs) {
-  return fmt::format("hz{}{}", inputs.hz, inputs.patch ? kThrottleSuffix : "");
+  std::string name = inputs.version.empty() ? "" : inputs.version + "-";
+  name += fmt::format("hz{}", inputs.hz);
+  for (const auto& patch : inputs.patches) name += patch_suffix(patch);
+  return name;
 }
 
 std::optional<BuildInputs> inputs_from_name(std::string_view name) {
-  if (!name.starts_with("hz")) return std::nullopt;
   BuildInputs inputs;
+  if (!name.starts_with("hz")) {
+    auto version = version_prefix(name);
+    if (!version) return std::nullopt;
+    inputs.version = *version;
+  }
+  if (!name.starts_with("hz")) return std::nullopt;
   std::string_view rest = name.substr(2);
-  if (rest.ends_with(kThrottleSuffix)) {
-    inputs.patch = std::string(kThrottlePatch);
-    rest.remove_suffix(kThrottleSuffix.size());
+  // Suffixes in the order they are applied; each at most once.
+  for (auto p = std::rbegin(kPatches); p != std::rend(kPatches); ++p) {
+    if (rest.ends_with(p->suffix)) {
+      inputs.patches.insert(inputs.patches.begin(), std::string(p->name));
+      rest.remove_suffix(p->suffix.size());
+    }
   }
   auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), inputs.hz);
   if (ec != std::errc() || end != rest.data() + rest.size()) return std::nullopt;
@@ -40,8 +96,10 @@ std::optional<BuildInputs> inputs_from_name(std::string_view name) {
 std::string build_command(std::string_view name) {
   auto inputs = inputs_from_name(name);
   if (!inputs) return {};
-  std::string command = fmt::format("cgmem kernel build --hz {}", inputs->hz);
-  if (inputs->patch) command += " --patch " + *inputs->patch;
+  std::string command = "cgmem kernel build";
+  if (!inputs->version.empty()) command += " --source DIR";  // the tree of that version
+  command += fmt::format(" --hz {}", inputs->hz);
+  for (const auto& patch : inputs->patches) command += " --patch " + patch;
   return command;
 }
 
@@ -50,37 +108,25 @@ std::string fragment(const BuildInputs& inputs) {
                      lab_config(), kernel_name(inputs), inputs.hz, kernel_name(inputs));
 }
 
-std::vector<std::string> patch_names() { return {std::string(kThrottlePatch)}; }
+std::vector<std::string> patch_names() {
+  std::vector<std::string> names;
+  for (const auto& p : kPatches) names.emplace_back(p.name);
+  return names;
+}
 
 Result<std::string> patch_text(std::string_view patch) {
-  if (patch == kThrottlePatch) return std::string(throttle_patch());
+  if (const KnownPatch* p = known(patch)) return std::string(p->text());
   return fail(fmt::format("no kernel patch named '{}'", patch), {},
               fmt::format("known patches: {}", fmt::join(patch_names(), ", ")));
-}
-
-Result<Source> debian_source() {
-  auto query = run_program({"dpkg-query", "-W", "-f=${Version}", kSourcePackage});
-  if (!query || query->exit_code != 0 || query->output.empty() || access(kSourceTarball, R_OK) != 0) {
-    return fail(fmt::format("find Debian's {} source ({} from the package {})", kSourcePackage, kSourceTarball,
-                            kSourcePackage),
-                {}, fmt::format("install it: apt-get install {} flex bison bc libelf-dev libssl-dev "
-                                "(or run scripts/install-deps.sh), or pass --source TARBALL",
-                                kSourcePackage));
-  }
-  return Source{.tarball = kSourceTarball, .version = query->output};
-}
-
-Result<Source> tarball_source(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return sys_error("read the kernel source tarball", path);
-  return Source{.tarball = path, .version = fmt::format("file {} {}", st.st_size, st.st_mtime)};
 }
 
 std::string cache_key(const Source& source, const BuildInputs& inputs) {
   lab::Sha256 hash;
   // Each part ends with a NUL, so no two different inputs hash the same text.
-  std::string patch = inputs.patch ? patch_text(*inputs.patch).value_or("") : "";
-  for (const std::string& part : {source.version, fragment(inputs), patch}) {
+  std::vector<std::string> parts = {source.version, fragment(inputs)};
+  for (const auto& patch : inputs.patches) parts.push_back(patch_text(patch).value_or(""));
+  if (inputs.patches.empty()) parts.emplace_back();  // as when a kernel had one patch or none: its key stays
+  for (const std::string& part : parts) {
     hash.update(part);
     hash.update(std::string_view("\0", 1));
   }

@@ -6,6 +6,7 @@
 
 #include "kernel/cache.h"
 #include "kernel/inputs.h"
+#include "kernel/source.h"
 
 namespace cgmem::kernel {
 
@@ -16,11 +17,12 @@ Result<KernelChoice> resolve_kernel(const std::string& arg) {
     return fail("--kernel: no such file", arg, "give a bzImage path or a cached kernel's name (cgmem kernel list)");
   auto kernels = kernels_dir();
   if (!kernels) return std::unexpected(kernels.error());
-  // The key this cgmem would build for the name, when the source is installed.
+  // The key this cgmem would build for the name, when the source is
+  // installed (a --source kernel's tree is not known here: its newest entry).
   std::optional<std::string> key;
   auto inputs = inputs_from_name(arg);
-  auto source = debian_source();
-  if (inputs && source) key = cache_key(*source, *inputs);
+  if (inputs && inputs->version.empty())
+    if (auto source = debian_source()) key = cache_key(*source, *inputs);
   auto entry = resolve_entry(*kernels, arg, key);
   if (!entry) return std::unexpected(entry.error());
   KernelChoice choice{.image = entry->image(), .name = entry->name};

@@ -15,6 +15,8 @@ std::string kernel_cmdline(Accel accel) {
 }
 
 std::vector<std::string> qemu_argv(const QemuSpec& spec) {
+  std::string cmdline = kernel_cmdline(spec.accel);
+  for (const auto& word : spec.kernel_args) cmdline += " " + word;
   std::vector<std::string> argv = {kQemu};
   if (spec.accel == Accel::kvm) {
     argv.insert(argv.end(), {"-accel", "kvm", "-cpu", "host"});
@@ -27,7 +29,7 @@ std::vector<std::string> qemu_argv(const QemuSpec& spec) {
       "-nodefaults", "-display", "none", "-no-reboot",
       "-kernel", spec.kernel,
       "-initrd", spec.initrd,
-      "-append", kernel_cmdline(spec.accel),
+      "-append", cmdline,
       "-serial", "file:" + spec.console_log,
       "-chardev", "stdio,id=stderr,signal=off",
       "-serial", "chardev:stderr",

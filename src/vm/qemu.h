@@ -34,6 +34,8 @@ struct QemuSpec {
   // TCP ports forwarded from the host's 127.0.0.1 into the guest (QEMU user
   // networking, restrict=on: the guest reaches nothing outside). Empty: no NIC.
   std::vector<PortForward> forwards;
+  // Words appended to kernel_cmdline ("memcontrol.stock_slots=4").
+  std::vector<std::string> kernel_args;
 };
 
 inline constexpr const char* kQemu = "qemu-system-x86_64";

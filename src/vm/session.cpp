@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "vm/bzimage.h"
 #include "vm/disk.h"
 #include "vm/initramfs.h"
 #include "vm/program_files.h"
@@ -85,6 +86,7 @@ Result<std::vector<Module>> guest_modules(const Kernel& kernel, const VmOptions&
 
 Result<Inputs> gather_inputs(const VmOptions& options, const std::string& self, const Progress& progress) {
   Inputs in;
+  if (auto ok = check_vm_stock_slots(options); !ok) return std::unexpected(ok.error());
   if (!on_path(kQemu))
     return fail(std::string(kQemu) + " not found", {}, "install it: apt-get install qemu-system-x86");
   auto cgmem = find_static_cgmem(options.cgmem, self);
@@ -202,7 +204,9 @@ nlohmann::json record_json(const VmOptions& options, const VmRun& run) {
       {"exit_code", run.exit_code}, {"timed_out", run.timed_out}, {"interrupted", run.interrupted},
       {"guest_error", run.guest_error}, {"accel", accel_name(run.accel)},
       {"kernel", {{"image", run.kernel.image}, {"pvh", run.kernel.pvh}, {"release", run.kernel.release},
-                  {"note", run.kernel.note}, {"name", run.kernel.name}, {"hz", run.kernel.hz}}},
+                  {"note", run.kernel.note}, {"name", run.kernel.name}, {"hz", run.kernel.hz},
+                  {"patches", run.built.patches}, {"stock_slots", run.stock_slots.slots},
+                  {"stock_slots_source", run.stock_slots.source}}},
       {"boot_seconds", run.boot_seconds}, {"total_seconds", run.total_seconds},
       {"mem_bytes", options.mem_bytes}, {"cpus", options.cpus}, {"disk_bytes", options.disk_bytes},
       {"swap_bytes", options.swap_bytes}, {"cgroup_parent_memory_max", parent_cap(options.mem_bytes)},
@@ -212,6 +216,21 @@ nlohmann::json record_json(const VmOptions& options, const VmRun& run) {
 }
 
 }  // namespace
+
+Result<void> check_vm_stock_slots(const VmOptions& options) {
+  if (!options.stock_slots) return {};
+  BuiltKernel built = options.kernel.empty() ? BuiltKernel{} : read_built(options.kernel);
+  std::string release;
+  if (!options.kernel.empty()) release = read_bzimage_release(options.kernel).value_or("");
+  std::string what = options.kernel_name.empty() ? options.kernel : options.kernel_name;
+  return check_stock_slots(*options.stock_slots, what, built, release);
+}
+
+std::vector<std::string> kernel_args(const VmOptions& options) {
+  std::vector<std::string> args;
+  if (options.stock_slots) args.push_back(stock_slots_arg(*options.stock_slots));
+  return args;
+}
 
 uint64_t parent_cap(uint64_t mem_bytes) { return mem_bytes / 4 * 3 / 4096 * 4096; }
 
@@ -276,6 +295,8 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
   if (!out_dir) return std::unexpected(out_dir.error());
   VmRun run{.out_dir = *out_dir, .console_log = *out_dir + ".console.log", .record = *out_dir + ".vm.json",
             .kernel = inputs->kernel};
+  if (!options.kernel.empty()) run.built = read_built(options.kernel);
+  run.stock_slots = stock_slots_in_effect(options.stock_slots, run.built, run.kernel.release);
   const char* tmp = getenv("TMPDIR");
   std::string work = std::string(tmp && *tmp ? tmp : "/tmp") + "/cgmem-vm-XXXXXX";
   if (!mkdtemp(work.data())) return sys_error("create a work directory", work);
@@ -292,7 +313,8 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
   QemuSpec spec{.accel = run.accel,
                 .kernel = inputs->kernel.pvh.empty() ? inputs->kernel.image : inputs->kernel.pvh, .initrd = work + "/initramfs.gz",
                 .disk = work + "/disk.img", .console_log = run.console_log,
-                .mem_bytes = options.mem_bytes, .cpus = options.cpus, .forwards = options.forwards};
+                .mem_bytes = options.mem_bytes, .cpus = options.cpus, .forwards = options.forwards,
+                .kernel_args = kernel_args(options)};
   if (stop && *stop) {
     run.interrupted = true;
   } else {

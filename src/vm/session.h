@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "vm/built.h"
 #include "vm/kernel.h"
 #include "vm/qemu.h"
 
@@ -40,6 +41,10 @@ struct VmOptions {
   std::string cgmem;                 // --cgmem static binary; empty: found (see locate.h)
   std::optional<Accel> accel;        // forced; empty: probe
   std::vector<PortForward> forwards; // --forward: host 127.0.0.1 ports into the guest (virtio_net)
+  // --stock-slots N (1..7): memcontrol.stock_slots=N on the guest's kernel
+  // command line; refused unless the kernel has the memcg-stock-slots patch
+  // (vm/built.h, check_stock_slots).
+  std::optional<int> stock_slots;
 };
 
 // A boot whose guest kernel died before the command started.
@@ -59,6 +64,8 @@ struct VmRun {
   std::string work_dir;        // kept images, when --keep
   Accel accel = Accel::tcg;
   Kernel kernel;
+  BuiltKernel built;           // its build.json's facts (found = false: not a kernel cgmem built)
+  SlotsInEffect stock_slots;   // the charge stock's slots per CPU the guest was booted with
   double boot_seconds = -1;    // QEMU start to "cgmem-vm: running" (-1: never)
   double total_seconds = 0;    // QEMU start to QEMU exit
   std::map<std::string, std::string> guest;  // guest.env: kernel_release, thp_enabled, ...
@@ -79,6 +86,15 @@ uint64_t parent_cap(uint64_t mem_bytes);
 // of 1 GiB), so a check against it refuses what the guest's `cgmem run`
 // would refuse.
 uint64_t guest_mem_total(uint64_t mem_bytes);
+
+// --stock-slots against the kernel the options name, before anything is
+// fetched or built: Debian's default (options.kernel empty) and a bzImage
+// without a build.json are refused, as is a 6.16+ kernel. Nothing to check
+// without --stock-slots.
+Result<void> check_vm_stock_slots(const VmOptions& options);
+
+// The words run_vm appends to the kernel command line.
+std::vector<std::string> kernel_args(const VmOptions& options);
 
 // The text of /cgmem-vm/command.sh for these options.
 std::string command_script(const VmOptions& options);

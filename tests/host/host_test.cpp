@@ -116,9 +116,66 @@ TEST(HostProbe, MemoryNotEnabledForThisProcesssCgroup) {
             "/sys/fs/cgroup/lab/run1 (its parent's cgroup.subtree_control lacks memory)");
 }
 
+// The charge stock's slots: the patch's parameter when there, else the
+// version's rule; and the patches a cgmem kernel's release names.
+TEST(HostProbe, StockSlotsFromTheParameterElseTheVersion) {
+  HostFacts debian = probe_host(roots_of("host-vm-6.12"));
+  EXPECT_EQ(debian.stock_slots, 1u);
+  EXPECT_EQ(debian.stock_slots_source, "version");
+  EXPECT_TRUE(debian.kernel_patches.empty());
+
+  testing::TempDir dir;
+  std::string tree = dir.copy_fixture("host-vm-6.12", "host");
+  HostRoots roots{tree + "/proc", tree + "/sys", tree + "/boot"};
+  testing::spit(tree + "/proc/sys/kernel/osrelease", "6.12.117-cgmem-hz1000-throttle-slots\n");
+  std::filesystem::create_directories(tree + "/sys/module/memcontrol/parameters");
+  testing::spit(tree + "/sys/module/memcontrol/parameters/stock_slots", "4\n");
+  HostFacts patched = probe_host(roots);
+  EXPECT_EQ(patched.stock_slots, 4u);
+  EXPECT_EQ(patched.stock_slots_source, "parameter");
+  EXPECT_EQ(patched.kernel_patches, (std::vector<std::string>{"memory-high-throttle", "memcg-stock-slots"}));
+  nlohmann::json j = host_facts_json(patched);
+  EXPECT_EQ(j["stock_slots"], 4);
+  EXPECT_EQ(j["stock_slots_source"], "parameter");
+  EXPECT_EQ(j["kernel_patches"], nlohmann::json::array({"memory-high-throttle", "memcg-stock-slots"}));
+
+  // A value no kernel writes is not believed: the version's rule instead.
+  testing::spit(tree + "/sys/module/memcontrol/parameters/stock_slots", "9\n");
+  EXPECT_EQ(probe_host(roots).stock_slots_source, "version");
+  std::filesystem::remove(tree + "/sys/module/memcontrol/parameters/stock_slots");
+  HostFacts unset = probe_host(roots);
+  EXPECT_EQ(unset.stock_slots, 1u);
+  EXPECT_EQ(unset.stock_slots_source, "version");
+
+  testing::spit(tree + "/proc/sys/kernel/osrelease", "6.16.3-cgmem-6.16.3-hz1000-throttle-slots\n");
+  HostFacts mainline = probe_host(roots);
+  EXPECT_EQ(mainline.stock_slots, 7u);
+  EXPECT_EQ(mainline.stock_slots_source, "version");
+  EXPECT_EQ(mainline.kernel_patches, (std::vector<std::string>{"memory-high-throttle"}));  // slots: upstream
+
+  testing::spit(tree + "/proc/sys/kernel/osrelease", "");
+  HostFacts unknown = probe_host(roots);
+  EXPECT_EQ(unknown.stock_slots, std::nullopt);
+  EXPECT_EQ(unknown.stock_slots_source, "unknown");
+  EXPECT_EQ(host_facts_json(unknown)["stock_slots"], nullptr);
+}
+
+TEST(HostHelpers, ReleaseVersionAndPatches) {
+  EXPECT_EQ(release_version("6.12.117+deb12-cloud-amd64"), (std::pair<unsigned, unsigned>(6, 12)));
+  EXPECT_EQ(release_version("6.16-rc1"), (std::pair<unsigned, unsigned>(6, 16)));
+  EXPECT_EQ(release_version("7.0.0"), (std::pair<unsigned, unsigned>(7, 0)));
+  EXPECT_EQ(release_version("six"), std::nullopt);
+  EXPECT_EQ(release_version(""), std::nullopt);
+  EXPECT_EQ(release_patches("6.12.117-cgmem-hz1000"), std::vector<std::string>{});
+  EXPECT_EQ(release_patches("6.12.117-cgmem-hz1000-throttle"), std::vector<std::string>{"memory-high-throttle"});
+  EXPECT_EQ(release_patches("6.12.117-cgmem-hz250-slots"), std::vector<std::string>{"memcg-stock-slots"});
+  EXPECT_EQ(release_patches("6.12.117+deb12-cloud-amd64"), std::vector<std::string>{});
+}
+
 TEST(HostProbe, JsonHasTheKeysOthersRelyOn) {
   nlohmann::json j = host_facts_json(probe_host(roots_of("host-hybrid-v1")));
-  for (const char* key : {"kernel", "hz", "hz_source", "page_size", "cpus", "mem_total_bytes",
+  for (const char* key : {"kernel", "hz", "hz_source", "stock_slots", "stock_slots_source", "kernel_patches",
+                          "page_size", "cpus", "mem_total_bytes",
                           "swap_total_bytes", "cgroup2_mount", "memory_controller_usable", "psi",
                           "thp", "zswap", "swaps", "memory_reason", "way_out"}) {
     EXPECT_TRUE(j.contains(key)) << key;
