@@ -88,9 +88,11 @@ Error Cgroup::write_error(const char* file, std::string_view text, int err) cons
   return Error{"write '" + shown + "'", err, file_path(file), hint};
 }
 
-Result<void> Cgroup::write(const char* file, std::string_view text) const {
+Result<void> Cgroup::write(const char* file, std::string_view text, bool nonblocking) const {
   if (auto ok = require_cgroupfs(std::string("write ") + file); !ok) return ok;
-  if (int err = effects_->write_file(fd_.get(), file, text); err != 0) {
+  int err = nonblocking ? effects_->write_file_nonblocking(fd_.get(), file, text)
+                        : effects_->write_file(fd_.get(), file, text);
+  if (err != 0) {
     return std::unexpected(write_error(file, text, err));
   }
   return {};
@@ -134,9 +136,9 @@ Result<Limit> Cgroup::read_limit(const char* file) const {
   return parse_limit_file(*text, file_path(file));
 }
 
-Result<Limit> Cgroup::set_limit(const char* file, Limit value) const {
+Result<Limit> Cgroup::set_limit(const char* file, Limit value, bool nonblocking) const {
   std::string text = value.is_max() ? "max" : std::to_string(value.bytes());
-  if (auto ok = write(file, text); !ok) return std::unexpected(ok.error());
+  if (auto ok = write(file, text, nonblocking); !ok) return std::unexpected(ok.error());
   return read_limit(file);
 }
 

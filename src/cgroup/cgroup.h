@@ -71,7 +71,9 @@ class Cgroup {
   // kMemorySwapMax, kMemorySwapHigh): bytes or "max".
   Result<Limit> read_limit(const char* file) const;
   // Writes value and returns what the kernel kept (page-rounded down).
-  Result<Limit> set_limit(const char* file, Limit value) const;
+  // nonblocking: through O_NONBLOCK, so a lowered memory.high or memory.max
+  // is not reclaimed down to in this call (6.16+; older kernels ignore it).
+  Result<Limit> set_limit(const char* file, Limit value, bool nonblocking = false) const;
 
   // io.max entries, and one device's entry after writing it (the fields
   // left empty in `entry` keep their value).
@@ -106,7 +108,7 @@ class Cgroup {
 
   // Whole-file reads and writes of any control file, and a preopened reader.
   Result<std::string> read(const char* file) const;
-  Result<void> write(const char* file, std::string_view text) const;
+  Result<void> write(const char* file, std::string_view text, bool nonblocking = false) const;
   Result<FileReader> reader(const char* file) const;
 
   // True when PATH is still the directory opened (same inode and device).

@@ -26,6 +26,9 @@ class SystemEffects final : public Effects {
   int write_file(int dir_fd, const char* name, std::string_view text) override {
     return write_text_at(dir_fd, name, text);
   }
+  int write_file_nonblocking(int dir_fd, const char* name, std::string_view text) override {
+    return write_text_at(dir_fd, name, text, O_NONBLOCK);
+  }
   int send_signal(pid_t pid, int signal) override {
     return ::kill(pid, signal) == 0 ? 0 : errno;
   }

@@ -21,6 +21,12 @@ class Effects {
   virtual int remove_dir(const std::string& path) = 0;
   // One write of text to an existing file (no O_CREAT, no O_TRUNC).
   virtual int write_file(int dir_fd, const char* name, std::string_view text) = 0;
+  // The same write through a file opened with O_NONBLOCK: from 6.16 the
+  // kernel then sets memory.high / memory.max without reclaiming down to
+  // them in the writer's context. A double that does not care writes plainly.
+  virtual int write_file_nonblocking(int dir_fd, const char* name, std::string_view text) {
+    return write_file(dir_fd, name, text);
+  }
   // kill(pid, signal).
   virtual int send_signal(pid_t pid, int signal) = 0;
   // True when dir_fd is a directory of a cgroup2 file system. Every call

@@ -53,8 +53,8 @@ Result<std::string> read_text(const std::string& path, uint64_t max_bytes) {
   return read_text_at(AT_FDCWD, path, path, max_bytes);
 }
 
-int write_text_at(int dir_fd, const char* name, std::string_view text) noexcept {
-  int fd = ::openat(dir_fd, name, O_WRONLY | O_CLOEXEC);
+int write_text_at(int dir_fd, const char* name, std::string_view text, int open_flags) noexcept {
+  int fd = ::openat(dir_fd, name, O_WRONLY | O_CLOEXEC | open_flags);
   if (fd < 0) return errno;
   ssize_t n;
   do {

@@ -35,8 +35,10 @@ Result<std::string> read_text_at(int dir_fd, const std::string& name, const std:
 Result<std::string> read_text(const std::string& path, uint64_t max_bytes = kMaxText);
 
 // Writes text to an existing file (no O_CREAT, no O_TRUNC: cgroupfs files
-// take one write each). Returns 0 or the errno.
-int write_text_at(int dir_fd, const char* name, std::string_view text) noexcept;
+// take one write each), opened with O_WRONLY | O_CLOEXEC | open_flags
+// (O_NONBLOCK: memory.high / memory.max skip their reclaim, 6.16+).
+// Returns 0 or the errno.
+int write_text_at(int dir_fd, const char* name, std::string_view text, int open_flags = 0) noexcept;
 
 class FileReader {
  public:

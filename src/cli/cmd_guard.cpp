@@ -67,7 +67,7 @@ int guard_loop(const guard::Policy& policy, const TreeSetup& setup, const Settin
   watch::Scanner& scanner = **opened;
   guard::Guard guard(policy, setup.options.kernel);
   guard::RateLimit limit(policy.limits.per_minute);
-  guard::CgroupActor actor(setup.options.root);
+  guard::CgroupActor actor(setup.options.root, setup.options.kernel.rules);
   catch_stop_signals();
   fmt::print(stderr, "cgmem guard: {} rule{} on {} every {}{}\n", policy.rules.size(),
              policy.rules.size() == 1 ? "" : "s", visible(setup.options.root),

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/utsname.h>
+
 #include <charconv>
 
 #include "cli/app.h"
@@ -32,6 +34,7 @@ struct PenaltyArgs {
 struct GrowArgs {
   std::string from, to, high;
   std::optional<double> k;
+  std::optional<uint32_t> neighbours;  // other cgroups charging on the task's CPU
   uint32_t procs = 1;
 };
 
@@ -96,6 +99,7 @@ json penalty_json(const ModelOptions& o, const PenaltyArgs& a) {
               {"unclamped_jiffies", p.unclamped_jiffies}, {"clamped", p.clamped}, {"sleeps", p.sleeps},
               {"wheel", p.sleeps ? wheel_json(model::wheel_sleep(p.jiffies, k)) : json(nullptr)},
               {"kernel_wraps", p.kernel_wraps}, {"kernel_penalty_jiffies", p.kernel_jiffies}};
+  out["kernel"] = kernel_json(o, k);
   if (!swap.empty()) out["swap_overage_percent"] = model::over_percent(swap[0].usage, swap[0].high);
   if (!a.op.empty()) out["op"] = op_costs(o, a);
   return out;
@@ -146,6 +150,8 @@ json growth_json(const model::Growth& g) {
 json grow_json(const ModelOptions& o, const GrowArgs& a, uint64_t from, uint64_t to) {
   model::Throttle t{.kernel = o.kernel(), .high = bytes_of(a.high), .shift = o.shift,
                     .sleeps_per_batch = a.k.value_or(1), .procs = a.procs};
+  // Beside N other cgroups the kernel's stock rule says which bound applies.
+  if (a.neighbours && !a.k) t.sleeps_per_batch = model::sleeps_per_batch_beside(t.kernel, *a.neighbours);
   json out = growth_json(model::grow(t, from, to));
   model::Throttle wheel = t;
   wheel.wheel = true;
@@ -153,7 +159,13 @@ json grow_json(const ModelOptions& o, const GrowArgs& a, uint64_t from, uint64_t
   out["sleeps_per_batch"] = t.sleeps_per_batch;
   out["from"] = from, out["to"] = to, out["high"] = t.high;
   out["procs"] = a.procs, out["hz"] = t.kernel.hz, out["shift"] = o.shift, out["batch"] = t.kernel.batch;
+  out["kernel"] = kernel_json(o, t.kernel);
+  if (a.neighbours) {
+    out["neighbours"] = *a.neighbours;
+    out["regime"] = t.kernel.rules.per_page_possible(*a.neighbours) ? "per_page" : "per_batch";
+  }
   if (!a.k) {
+    t.sleeps_per_batch = 1;
     out["per_batch"] = growth_json(model::grow(t, from, to));
     t.sleeps_per_batch = t.kernel.batch;
     out["per_page"] = growth_json(model::grow(t, from, to));
@@ -180,6 +192,11 @@ void print_grow(const json& g) {
   if (g.contains("per_page")) {
     line(fmt::format("one sleep per {}-page batch:", g["batch"].get<uint32_t>()), g["per_batch"]);
     line("one sleep per page:", g["per_page"]);
+    if (g.contains("neighbours"))
+      fmt::print("  beside {} other cgroup{} on its CPU, on {} ({}): {}, {:.1f} s\n", g["neighbours"].get<uint32_t>(),
+                 g["neighbours"].get<uint32_t>() == 1 ? "" : "s", g["kernel"]["version"].get<std::string>(),
+                 g["kernel"]["per_page_rule"].get<std::string>(),
+                 g["regime"] == "per_page" ? "one sleep per page" : "one sleep per batch", g["seconds"].get<double>());
   } else {
     fmt::print("  {:g} sleeps per batch: {:.1f} s ({} sleeps; {:.1f} s with timer-wheel rounding)\n",
                g["sleeps_per_batch"].get<double>(), g["seconds"].get<double>(), g["sleeps"].get<uint64_t>(),
@@ -230,6 +247,10 @@ void add_grow(CLI::App& app, ModelOptions& o, GrowArgs& a) {
       ->check(number_in(1, 64, "a number from 1 (one sleep per batch) to 64 (one per page)", "K"));
   cmd->add_option("--procs", a.procs, "processes allocating at once")->capture_default_str()
       ->check(whole_number(1, 1u << 20));
+  cmd->add_option("--neighbours", a.neighbours,
+                  "other cgroups charging memory on the task's CPU: k by the kernel's stock rule (one sleep per "
+                  "page once they reach the stock's slots, else per batch)")
+      ->check(whole_number(0, 1u << 20));
   o.add_common(*cmd);
 }
 
@@ -237,15 +258,58 @@ void add_grow(CLI::App& app, ModelOptions& o, GrowArgs& a) {
 
 uint64_t bytes_of(const std::string& text) { return limit_from(text, {}).bytes(); }
 
-model::Kernel ModelOptions::kernel() const { return model::Kernel{.hz = hz, .batch = batch}; }
+namespace {
+
+// The host's release as uname(2) gives it, "" if it fails.
+std::string host_release() {
+  struct utsname u{};
+  return ::uname(&u) == 0 ? std::string(u.release) : std::string();
+}
+
+// Where the version comes from: the flag, else this host, else 6.12's rules.
+std::pair<model::KernelVersion, const char*> chosen_version(const ModelOptions& o) {
+  if (!o.kernel_version.empty()) return {*model::parse_kernel_version(o.kernel_version), "flag"};
+  if (auto v = model::parse_kernel_version(host_release())) return {*v, "host"};
+  return {model::default_rules().version, "default"};
+}
+
+}  // namespace
+
+model::Kernel ModelOptions::kernel() const {
+  model::Kernel k{.hz = hz, .batch = batch, .rules = model::rules_for(chosen_version(*this).first, stock_slots)};
+  // Before 6.0 the batch was 32 pages; --batch still decides when given.
+  if (!batch_given) k.batch = k.rules.charge_batch;
+  return k;
+}
+
+nlohmann::json kernel_json(const ModelOptions& o, const model::Kernel& k) {
+  const model::KernelRules& r = k.rules;
+  return {{"version", model::version_text(r.version)}, {"source", chosen_version(o).second},
+          {"stock_slots", r.stock_slots}, {"stock_slots_source", r.stock_slots_overridden ? "flag" : "version"},
+          {"charge_batch", r.charge_batch}, {"high_events_per_sleep", r.high_events_per_sleep},
+          {"per_page_rule", r.per_page_rule()}, {"rules", r.names()}};
+}
 
 void ModelOptions::add_common(CLI::App& cmd) {
   cmd.add_option("--hz", hz, "the kernel's CONFIG_HZ (default 1000 as in the study; not read from the host)")
       ->capture_default_str()->check(whole_number(1, 100000));
   cmd.add_option("--shift", shift, "memory.high.throttle from the RFC, 0..32 (divides the penalty by 2^S)")
       ->capture_default_str()->check(whole_number(0, 32));
-  cmd.add_option("--batch", batch, "MEMCG_CHARGE_BATCH, pages")->capture_default_str()
-      ->check(whole_number(1, 1u << 20));
+  cmd.add_option("--batch", batch, "MEMCG_CHARGE_BATCH, pages (default: the kernel version's, 64 from 6.0)")
+      ->capture_default_str()->check(whole_number(1, 1u << 20))
+      ->each([this](const std::string&) { batch_given = true; });
+  cmd.add_option("--kernel-version", kernel_version,
+                 "the kernel's version, X.Y or a release like 6.12.117+deb12-cloud-amd64, for the rules that "
+                 "change with it (default: this host's uname release)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return model::parse_kernel_version(text) ? "" : fmt::format("'{}' is not a kernel version like 6.12", text);
+          },
+          "X.Y"));
+  cmd.add_option("--stock-slots", stock_slots,
+                 "memcgs one CPU's charge stock caches (1 before 6.16, 7 from 6.16; a patched kernel's "
+                 "memcontrol.stock_slots)")
+      ->check(whole_number(model::kMinStockSlots, model::kMaxStockSlots));
   cmd.add_flag("--json", json, "print JSON");
 }
 

@@ -147,7 +147,7 @@ int run_table(const ModelOptions& o, const TableArgs& a) {
   json out = {{"high", high}, {"max", max}, {"from", from}, {"hz", t.kernel.hz}, {"shift", o.shift},
               {"procs", a.procs}, {"sleep_start", opt_bytes(model::sleep_start(t))},
               {"cap_start", opt_bytes(model::cap_start(t))}, {"by_shift", by_shift(t, a, from, max)},
-              {"by_usage", by_usage(t, a, max)}, {"by_k", by_k(t, from, max)}};
+              {"by_usage", by_usage(t, a, max)}, {"by_k", by_k(t, from, max)}, {"kernel", kernel_json(o, t.kernel)}};
   if (o.json) {
     fmt::print("{}\n", out.dump(2));
   } else {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "host/rules.h"
 #include "host/probe.h"
 #include "host/watchable.h"
 #include "common/text.h"
@@ -59,6 +60,7 @@ TreeSetup live_setup(const TreeFlags& flags) {
   if (facts.page_size) o.kernel.page_size = facts.page_size;
   if (facts.hz) o.kernel.hz = *facts.hz;
   if (flags.hz) o.kernel.hz = flags.hz;
+  o.kernel.rules = host::kernel_rules(facts.kernel, host::read_stock_slots());
   return setup;
 }
 

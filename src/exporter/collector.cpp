@@ -27,6 +27,7 @@ double unix_now() {
 Result<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
   std::unique_ptr<Collector> c(new Collector(std::move(options)));
   c->options_.scan.events = true;
+  c->self_.rules = c->options_.scan.kernel.rules;
   if (c->options_.max_series) {
     size_t rows = c->options_.max_series / max_series_per_cgroup();
     if (rows == 0)

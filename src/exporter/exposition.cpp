@@ -211,7 +211,19 @@ size_t render_self(std::string& out, Format format, const SelfStats& s, size_t s
     usable.labels(&reason);
   }
   usable.value(s.no_memory_controller ? 0.0 : 1.0);
-  return std::size(selfs) + 1;
+  // The rule behind cgmem_throttle_regime's per_page, per host: the stock's slots by kernel version.
+  constexpr std::string_view kRule = "cgmem_throttle_regime_rule";
+  header(out, format, kRule, Kind::gauge, "",
+         "1, labelled with the kernel version, the per-CPU charge stock's slots and the rule they give: when "
+         "a throttled task sleeps once per page rather than once per 64-page batch.");
+  Out rule(out, kRule, false);
+  std::string labels = fmt::format("version=\"{}\",stock_slots=\"{}\",rule=\"", model::version_text(s.rules.version),
+                                   s.rules.stock_slots);
+  append_escaped(labels, s.rules.per_page_rule());
+  labels += '"';
+  rule.labels(&labels);
+  rule.value(1.0);
+  return std::size(selfs) + 2;
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/kernel_rules.h"
 #include "watch/scanner.h"
 
 namespace cgmem::exporter {
@@ -54,6 +55,8 @@ struct SelfStats {
   size_t label_values_cut = 0;  // label values on the page cut to kMaxLabelValue (labels.h)
   // Set when the tree has no cgroup v2 memory controller: why (host/watchable.h).
   std::optional<std::string> no_memory_controller;
+  // The kernel rules the forecasts use (the stock's slots decide per page).
+  model::KernelRules rules = model::default_rules();
 };
 
 // The most series one cgroup can have (the cap --max-series divides by).

@@ -42,11 +42,18 @@ Outcome recheck(const cgroup::Cgroup& cg, const Decision& d) {
 
 }  // namespace
 
+std::string write_mode_text(const model::KernelRules& r) {
+  if (r.nonblocking_limit_write) return "wrote memory.high with O_NONBLOCK (no synchronous reclaim, 6.16+)";
+  return fmt::format("wrote memory.high without O_NONBLOCK: {} reclaims down to a lowered memory.high in the "
+                     "writer (O_NONBLOCK from 6.16)",
+                     model::version_text(r.version));
+}
+
 Outcome CgroupActor::act(const Decision& d) {
   std::string path = root_ + std::string(d.row->path);
   if (d.row->path.empty() || d.row->path == "/" || d.row->path.find("/..") != std::string_view::npos)
     return {.result = "error: refused to act on '" + std::string(d.row->path) + "' (the root or outside it)"};
-  auto cg = cgroup::Cgroup::open(path);
+  auto cg = cgroup::Cgroup::open(path, *effects_);
   if (!cg) return failed(cg.error());
   if (cg->inode() != d.row->id) return {.result = "replaced: a new cgroup has this name now: not acted"};
   Outcome o = recheck(*cg, d);
@@ -60,13 +67,14 @@ Outcome CgroupActor::act(const Decision& d) {
     o.result = fmt::format("killed ({} tasks)", o.tasks.value_or(0));
     return o;
   }
-  auto kept = cg->set_limit(files::kMemoryHigh, d.new_high);
+  auto kept = cg->set_limit(files::kMemoryHigh, d.new_high, rules_.nonblocking_limit_write);
   if (!kept) {
     Outcome f = failed(kept.error());
     f.current = o.current, f.high = o.high;
     return f;
   }
   o.result = fmt::format("memory.high {} -> {}", format_limit(d.expected_high), format_limit(*kept));
+  o.write_mode = write_mode_text(rules_);
   return o;
 }
 

@@ -17,7 +17,9 @@
 
 #include <string>
 
+#include "cgroup/effects.h"
 #include "guard/decide.h"
+#include "model/kernel_rules.h"
 
 namespace cgmem::guard {
 
@@ -28,6 +30,10 @@ struct Outcome {
   std::optional<uint64_t> current;
   std::optional<Limit> high;
   std::optional<uint64_t> tasks;
+  // How memory.high was written, for the evidence line: "wrote memory.high
+  // with O_NONBLOCK (no synchronous reclaim, 6.16+)" or why not. "" when
+  // nothing was written.
+  std::string write_mode;
 };
 
 class Actor {
@@ -36,14 +42,24 @@ class Actor {
   virtual Outcome act(const Decision& d) = 0;
 };
 
-// Acts on the cgroup2 tree under root (the scanner's --root).
+// Acts on the cgroup2 tree under root (the scanner's --root). memory.high
+// is written with O_NONBLOCK where the kernel (rules) honours it (6.16+), so
+// the guard's own write never stalls in reclaim: the cgroup's tasks pay for
+// reclaiming down to a lower memory.high, in their next charge.
 class CgroupActor : public Actor {
  public:
-  explicit CgroupActor(std::string root) : root_(std::move(root)) {}
+  explicit CgroupActor(std::string root, model::KernelRules rules = model::default_rules(),
+                       cgroup::Effects& effects = cgroup::system_effects())
+      : root_(std::move(root)), rules_(rules), effects_(&effects) {}
   Outcome act(const Decision& d) override;
 
  private:
   std::string root_;
+  model::KernelRules rules_;
+  cgroup::Effects* effects_;
 };
+
+// The evidence words for a memory.high write under these rules.
+std::string write_mode_text(const model::KernelRules& rules);
 
 }  // namespace cgmem::guard

@@ -54,6 +54,7 @@ json decision_json(const Decision& d, const Outcome& o, bool dry_run, double uni
       {"dry_run", dry_run},
       {"acted", o.acted},
       {"result", o.result},
+      {"write_mode", o.write_mode.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.write_mode)},
       {"condition", evidence_json(d.evidence)},
   };
   if (d.rule->action == Action::emulate_shift) j["shift"] = d.rule->shift;
@@ -72,7 +73,8 @@ std::string decision_text(const Decision& d, const Outcome& o) {
   // One line whatever the cgroup's name or an error's text holds: a name
   // with a newline or ESC must not forge a line or drive the terminal.
   return visible(
-      fmt::format("{} {} (rule {}): {} -> {}", verb_name(d.verb), d.row->path, d.rule->name, d.why, o.result));
+      fmt::format("{} {} (rule {}): {} -> {}{}{}", verb_name(d.verb), d.row->path, d.rule->name, d.why, o.result,
+                  o.write_mode.empty() ? "" : "; ", o.write_mode));
 }
 
 }  // namespace cgmem::guard

@@ -27,6 +27,8 @@
 #include <optional>
 #include <span>
 
+#include "model/kernel_rules.h"
+
 namespace cgmem::model {
 
 // MEMCG_CHARGE_BATCH: the pages a charge takes at once into the per-CPU stock.
@@ -51,6 +53,9 @@ struct Kernel {
   uint32_t hz = 1000;            // CONFIG_HZ: 100, 250, 300 or 1000 on x86
   uint32_t batch = kChargeBatch;  // pages
   uint64_t page_size = 4096;  // bytes
+  // What changes with the version (the stock's slots, dying tasks, ...);
+  // the arithmetic above does not. Debian's 6.12 unless a caller knows better.
+  KernelRules rules = default_rules();
 };
 
 inline constexpr uint32_t kPrecisionShift = 20;  // MEMCG_DELAY_PRECISION_SHIFT

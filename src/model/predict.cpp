@@ -91,6 +91,10 @@ std::optional<uint64_t> cap_start(const Throttle& t) {
   return *pages * page_size(t);
 }
 
+double sleeps_per_batch_beside(const Kernel& kernel, uint32_t other_cgroups) {
+  return kernel.rules.per_page_possible(other_cgroups) ? std::max<uint32_t>(kernel.batch, 1) : 1.0;
+}
+
 Growth grow(const Throttle& t, uint64_t from, uint64_t to) {
   Growth out;
   const double from_pages = static_cast<double>(from / page_size(t));

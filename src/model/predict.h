@@ -58,6 +58,13 @@ struct Growth {
   std::optional<uint64_t> capped_from;     // cap_start, if below `to`
 };
 
+// k for a task beside `other_cgroups` cgroups charging on its CPU, by the
+// kernel's stock rule (kernel.rules): one sleep per page (k = batch) once
+// they can empty the stock between pages, else one per batch (k = 1). With
+// several slots (6.16+) that bound is reached only when each of their
+// charges evicts this cgroup's slot; a random one goes, so k can be lower.
+double sleeps_per_batch_beside(const Kernel& kernel, uint32_t other_cgroups);
+
 // Time for usage to grow from `from` to `to` (to memory.max: the time until
 // the OOM kill). Sums one sleep per batch / k pages at the usage reached.
 Growth grow(const Throttle& t, uint64_t from, uint64_t to);

@@ -23,6 +23,7 @@ Forecast forecast(const Sample& now, const Rates& r, const model::Kernel& kernel
   if (!now.has(File::current) || !now.trusted(File::high) || !now.trusted(File::max)) return f;
   if (now.high.is_max() || now.current <= now.high.bytes()) return f;
   f.valid = true;
+  f.regime_rule = kernel.rules.per_page_rule();
   uint64_t page = kernel.page_size;
   f.over_percent = model::over_percent(now.current / page, model::to_pages(now.high.bytes(), kernel));
   model::Throttle t{.kernel = kernel, .high = now.high.bytes(), .procs = std::max(procs, 1u)};

@@ -11,6 +11,10 @@
 // counter shows (its rise / 17). About 64 pages per sleep is per batch, about
 // 1 is per page; the boundary is the geometric middle, 8.
 //
+// Which neighbours can make it per page is the kernel's rule (one memcg per
+// CPU's stock before 6.16, seven from 6.16: model/kernel_rules.h); the
+// forecast names the rule it used.
+//
 // Time to memory.max: at the measured growth, and the model's two bounds
 // (model::grow from memory.current to memory.max with k = 1 and k = 64, one
 // process per task found asleep in mem_cgroup_handle_over_high).
@@ -36,6 +40,10 @@ struct Forecast {
   double sleep_wheel_s = 0;    // the same on the timer wheel (typical)
   double pages_per_sleep = 0;  // measured; 0 when no sleep was counted
   Regime regime = Regime::unknown;
+  // The kernel's stock rule behind the per-page bound (kernel.rules): "per
+  // page when any other cgroup charges on this CPU" before 6.16, "per page
+  // needs 7 or more other cgroups charging on this CPU" from 6.16. Static text.
+  std::string_view regime_rule;
   std::optional<double> max_eta_s;            // (max - current) / measured growth
   std::optional<double> max_eta_per_batch_s;  // model, one sleep per batch
   std::optional<double> max_eta_per_page_s;   // model, one sleep per page

@@ -137,6 +137,7 @@ nlohmann::json row_json(const Row& row, double unix_time_s) {
                      {"sleep_wheel_s", f.sleep_wheel_s},
                      {"pages_per_sleep", f.pages_per_sleep},
                      {"regime", regime_name(f.regime)},
+                     {"regime_rule", f.regime_rule},
                      {"max_eta_s", optional_json(f.max_eta_s)},
                      {"max_eta_per_batch_s", optional_json(f.max_eta_per_batch_s)},
                      {"max_eta_per_page_s", optional_json(f.max_eta_per_page_s)}};

@@ -177,6 +177,8 @@ Result<Replay> replay_snapshot(const std::string& dir, ScanOptions o, bool overr
   o.identity = Identity::saved;
   o.events = false;
   o.kernel = meta->kernel_facts;
+  // The saved host's rules, by its release (the slots of a patched kernel are not saved).
+  if (auto v = model::parse_kernel_version(meta->kernel)) o.kernel.rules = model::rules_for(*v);
   if (override_hz) o.kernel.hz = hz;
   auto scanner = Scanner::open(std::move(o));
   if (!scanner) return std::unexpected(scanner.error());

@@ -353,3 +353,28 @@ TEST(Server, APortInUseIsAnErrorNamingTheAddress) {
 
 }  // namespace
 }  // namespace cgmem::exporter
+
+namespace cgmem::exporter {
+namespace {
+
+// The per-page rule the forecasts used, one series per host, by the kernel's stock slots.
+TEST(CollectorKernelRules, ThePageNamesTheRegimeRuleOfTheKernel) {
+  TempDir tmp;
+  make_cgroup(tmp.path() + "/root/throttled");
+  auto on612 = open_collector({.scan = {.root = tmp.path() + "/root", .kernel = {.hz = 250}, .read_tasks = false}});
+  ASSERT_TRUE(on612->scan(1 * kS));
+  EXPECT_TRUE(has_line(on612->page()->text, "# TYPE cgmem_throttle_regime_rule gauge"));
+  EXPECT_TRUE(has_line(on612->page()->text,
+                       "cgmem_throttle_regime_rule{version=\"6.12\",stock_slots=\"1\",rule=\"per page when any other "
+                       "cgroup charges on this CPU\"} 1"));
+  auto on618 = open_collector({.scan = {.root = tmp.path() + "/root",
+                                        .kernel = {.hz = 250, .rules = model::rules_for({6, 18})},
+                                        .read_tasks = false}});
+  ASSERT_TRUE(on618->scan(1 * kS));
+  EXPECT_TRUE(has_line(on618->page()->text,
+                       "cgmem_throttle_regime_rule{version=\"6.18\",stock_slots=\"7\",rule=\"per page needs 7 or more "
+                       "other cgroups charging on this CPU\"} 1"));
+}
+
+}  // namespace
+}  // namespace cgmem::exporter

@@ -162,3 +162,75 @@ TEST(CliModel, BadInputErrorsWordForWord) {
 }
 
 }  // namespace
+
+namespace {
+
+// The rules by kernel version: the study's case beside one neighbour is
+// one sleep per page on 6.12 (1720.3 s) and per batch on 6.16 (27.0 s).
+TEST(CliModelKernel, GrowBesideNeighboursByTheStockRule) {
+  const std::string study = "model grow --from 233.4MiB --to 256M --high 241590272";
+  json on612 = run_json(study + " --kernel-version 6.12.117+deb12-cloud-amd64 --neighbours 1");
+  EXPECT_EQ(on612["regime"], "per_page");
+  EXPECT_EQ(on612["sleeps_per_batch"], 64.0);
+  EXPECT_NEAR(on612["seconds"].get<double>(), 1720.258, 0.001);
+  EXPECT_EQ(on612["kernel"]["version"], "6.12");
+  EXPECT_EQ(on612["kernel"]["source"], "flag");
+  EXPECT_EQ(on612["kernel"]["stock_slots"], 1);
+  EXPECT_EQ(on612["kernel"]["per_page_rule"], "per page when any other cgroup charges on this CPU");
+  EXPECT_NEAR(on612["per_page"]["seconds"].get<double>(), 1720.258, 0.001);  // both bounds stay
+  EXPECT_NEAR(on612["per_batch"]["seconds"].get<double>(), 27.041, 0.001);
+
+  json on616 = run_json(study + " --kernel-version 6.16 --neighbours 1");
+  EXPECT_EQ(on616["regime"], "per_batch");
+  EXPECT_NEAR(on616["seconds"].get<double>(), 27.041, 0.001);
+  EXPECT_EQ(on616["kernel"]["stock_slots"], 7);
+  EXPECT_EQ(on616["kernel"]["rules"], json({"stock_slots_7", "charge_batch_64", "high_events_per_sleep_17",
+                                            "dying_tasks_not_throttled", "nonblocking_limit_write"}));
+  EXPECT_EQ(run_json(study + " --kernel-version 6.16 --neighbours 7")["regime"], "per_page");
+
+  json patched = run_json(study + " --kernel-version 6.12 --stock-slots 7 --neighbours 6");
+  EXPECT_EQ(patched["regime"], "per_batch");
+  EXPECT_EQ(patched["kernel"]["stock_slots_source"], "flag");
+  EXPECT_EQ(patched["kernel"]["per_page_rule"], "per page needs 7 or more other cgroups charging on this CPU");
+}
+
+TEST(CliModelKernel, ReadableGrowBesideANeighbour) {
+  SplitOutput o = run("model grow --from 233.4MiB --to 256M --high 241590272 --kernel-version 6.18 --neighbours 1");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_EQ(o.out,
+            "from 233.4MiB to 256MiB with memory.high 230.4MiB (HZ=1000, shift 0, 1 process):\n"
+            "  sleeping starts at 233.4MiB\n"
+            "  one sleep per 64-page batch: 27.0 s (91 sleeps)\n"
+            "  one sleep per page:          1720.3 s (5780 sleeps)\n"
+            "  beside 1 other cgroup on its CPU, on 6.18 (per page needs 7 or more other cgroups charging on this "
+            "CPU): one sleep per batch, 27.0 s\n");
+}
+
+// Every model command names its rules; a kernel before 6.0 charged 32-page
+// batches, so its penalty for one batch is half (memory.high 100M, 105M: 159
+// ms for 64 pages, 79 ms for 32).
+TEST(CliModelKernel, PenaltyAndTableNameTheRulesAndOldKernelsBatch32) {
+  json j = run_json("model penalty --usage 105M --high 100M --kernel-version 6.1");
+  EXPECT_EQ(j["penalty_jiffies"], 159);
+  EXPECT_EQ(j["kernel"]["version"], "6.1");
+  EXPECT_EQ(j["kernel"]["charge_batch"], 64);
+  EXPECT_EQ(j["kernel"]["high_events_per_sleep"], 17);
+  json old = run_json("model penalty --usage 105M --high 100M --pages 32 --kernel-version 5.19");
+  EXPECT_EQ(old["kernel"]["charge_batch"], 32);
+  EXPECT_EQ(old["penalty_jiffies"], 159);  // 32 of 32 pages: a whole batch
+  json forced = run_json("model penalty --usage 105M --high 100M --pages 32 --kernel-version 5.19 --batch 64");
+  EXPECT_EQ(forced["penalty_jiffies"], 79);
+  json t = run_json("model table --high 10M --max 20M --kernel-version 6.12 --stock-slots 3");
+  EXPECT_EQ(t["kernel"]["stock_slots"], 3);
+  json host = run_json("model penalty --usage 105M --high 100M");
+  EXPECT_TRUE(host["kernel"]["source"] == "host" || host["kernel"]["source"] == "default");
+}
+
+TEST(CliModelKernel, BadKernelFlagsErrorWordForWord) {
+  expect_error("model penalty --usage 1M --high 1M --kernel-version six",
+               "--kernel-version: 'six' is not a kernel version like 6.12");
+  expect_error("model penalty --usage 1M --high 1M --stock-slots 8", "--stock-slots: 8 is out of range (1 to 7)");
+  expect_error("model grow --from 1M --to 2M --high 1M --neighbours -1", "--neighbours: '-1' is not a whole number");
+}
+
+}  // namespace

@@ -281,3 +281,25 @@ TEST(Classify, UnparsedCurrentHighOrMaxIsUnknownWithTheReason) {
 
 }  // namespace
 }  // namespace cgmem::watch
+
+namespace cgmem::watch {
+namespace {
+
+// The forecast names the stock rule of its kernel.
+TEST(ForecastRule, TheRegimeRuleIsTheKernelsStockRule) {
+  Sample s = base();
+  s.high = Limit::of(kHigh);
+  s.current = kHigh + (1 << 20);
+  Forecast on612 = forecast(s, {}, model::Kernel{.hz = 250}, 1);
+  ASSERT_TRUE(on612.valid);
+  EXPECT_EQ(on612.regime_rule, "per page when any other cgroup charges on this CPU");
+  Forecast on616 = forecast(s, {}, model::Kernel{.hz = 250, .rules = model::rules_for({6, 16})}, 1);
+  EXPECT_EQ(on616.regime_rule, "per page needs 7 or more other cgroups charging on this CPU");
+  Forecast patched = forecast(s, {}, model::Kernel{.hz = 250, .rules = model::rules_for({6, 12}, 3)}, 1);
+  EXPECT_EQ(patched.regime_rule, "per page needs 3 or more other cgroups charging on this CPU");
+  s.current = kHigh;
+  EXPECT_TRUE(forecast(s, {}, model::Kernel{}, 1).regime_rule.empty());  // no forecast, no rule
+}
+
+}  // namespace
+}  // namespace cgmem::watch
