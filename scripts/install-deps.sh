@@ -20,6 +20,7 @@ packages=(
   qemu-system-x86 busybox-static e2fsprogs cpio xz-utils zstd kmod
   # cgmem kernel build: Debian's kernel source and what compiling it needs
   linux-source-6.12 flex bison libelf-dev libssl-dev patch   # and bc, below
+  linux-source-6.1                    # the 6.1 kernel's own memory-controller selftest (tests/kernel)
   # report: plots
   gnuplot-nox
   # benchmarks that compare with a plain Python parse
@@ -37,7 +38,7 @@ if [[ ${1:-} == --main ]]; then
   # neither the kernel source nor its build tools; no test, fuzz, benchmark
   # or own-program example packages.
   test_only=" clang-16 libclang-rt-16-dev libgtest-dev libgmock-dev libbenchmark-dev python3 bc prometheus curl jq "
-  test_only+=" prometheus-node-exporter linux-source-6.12 flex bison libelf-dev libssl-dev patch tmux redis-server redis-tools "
+  test_only+=" prometheus-node-exporter linux-source-6.12 linux-source-6.1 flex bison libelf-dev libssl-dev patch tmux redis-server redis-tools "
   kept=()
   for p in "${packages[@]}"; do [[ $test_only == *" $p "* ]] || kept+=("$p"); done
   packages=("${kept[@]}")

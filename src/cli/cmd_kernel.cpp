@@ -16,6 +16,7 @@
 #include "cli/signals.h"
 #include "kernel/build.h"
 #include "kernel/source.h"
+#include "vm/kernel.h"
 
 namespace cgmem::cli {
 
@@ -121,6 +122,23 @@ int run_build(const BuildArgs& a, bool json) {
   return kOk;
 }
 
+// Debian's cloud kernels `cgmem vm --kernel NAME` boots: fetched on first use
+// into the same cache, so listed fetched or not.
+struct DebianRow {
+  std::string name, series, release;  // release: the one in the cache, or the pinned one to fetch
+  bool fetched = false;
+};
+
+std::vector<DebianRow> debian_rows() {
+  auto cache = vm::cache_dir();
+  std::vector<DebianRow> rows;
+  for (const auto& kernel : vm::kDebianKernels) {
+    std::string cached = cache ? vm::cached_debian_release(*cache, kernel) : std::string();
+    rows.push_back({kernel.name, kernel.series, cached.empty() ? kernel.pinned : cached, !cached.empty()});
+  }
+  return rows;
+}
+
 int run_list(bool json) {
   auto kernels = kernel::kernels_dir();
   if (!kernels) return print_error(kernels.error()), kUnavailable;
@@ -140,14 +158,24 @@ int run_list(bool json) {
     for (const auto& e : entries) out.push_back(entry_json(e, current(e)));
     nlohmann::json bad = nlohmann::json::array();
     for (const auto& b : listing.bad) bad.push_back({{"dir", b.dir}, {"reason", b.reason}});
-    fmt::print("{}\n", nlohmann::json{{"cache", *kernels}, {"kernels", out}, {"bad", bad}}.dump(2));
+    nlohmann::json debian = nlohmann::json::array();
+    for (const auto& d : debian_rows())
+      debian.push_back({{"name", d.name}, {"series", d.series}, {"release", d.release}, {"fetched", d.fetched},
+                        {"package", vm::kernel_package(d.release)}});
+    fmt::print("{}\n", nlohmann::json{{"cache", *kernels}, {"kernels", out}, {"bad", bad}, {"debian", debian}}.dump(2));
     return kOk;
   }
   // A damaged entry is named with its reason and never used; the others are listed.
   auto print_bad = [&] {
     for (const auto& b : listing.bad) fmt::print("not a kernel: {}: {}\n", b.dir, b.reason);
   };
+  auto print_debian = [] {
+    fmt::print("\nDebian's kernels (fetched by cgmem vm --kernel NAME):\n");
+    for (const auto& d : debian_rows())
+      fmt::print("{:<18} {:<32} {}\n", d.name, d.release, d.fetched ? "fetched" : "fetched on first use");
+  };
   if (entries.empty()) {
+    print_debian();
     print_bad();
     fmt::print("no kernels built in {}\nbuild one: cgmem kernel build --hz 1000 --patch memory-high-throttle\n",
                *kernels);
@@ -166,6 +194,7 @@ int run_list(bool json) {
     fmt::print("{:<{}} {:<13} {:>5} {:<9} {:<21} {:<20} {:>6} {:<8}\n", e.name, width, e.key, e.hz,
                e.version.empty() ? "-" : e.version, patches_text(shown), e.built_at, minutes(e.seconds), state);
   }
+  print_debian();
   print_bad();
   fmt::print("cache: {}\n", *kernels);
   return kOk;

@@ -81,8 +81,8 @@ int run_vm(std::span<char*> args) {
   app.add_option("--timeout", timeout, "seconds before QEMU is stopped")->check(whole_number(1, 86400))->capture_default_str();
   app.add_flag("--keep", options.keep, "keep the initramfs and disk image");
   app.add_option("--kernel", options.kernel,
-                 "boot this bzImage, or a kernel cgmem built (hz1000, hz1000-throttle: cgmem kernel list), "
-                 "instead of the pinned Debian 6.12 cloud kernel");
+                 "boot this bzImage, a Debian cloud kernel (debian-6.12, the default, or debian-6.1), "
+                 "or a kernel cgmem built (hz1000, hz1000-throttle): cgmem kernel list");
   app.add_option("--cgmem", options.cgmem, "the static cgmem to run in the guest")->check(CLI::ExistingFile);
   app.add_option("--script", options.script, "run `sh FILE ARGS...` in the guest instead of cgmem (cgmem is on PATH)")
       ->check(CLI::ExistingFile);

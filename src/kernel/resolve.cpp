@@ -7,12 +7,15 @@
 #include "kernel/cache.h"
 #include "kernel/inputs.h"
 #include "kernel/source.h"
+#include "vm/kernel.h"
 
 namespace cgmem::kernel {
 
 Result<KernelChoice> resolve_kernel(const std::string& arg) {
   std::error_code ec;
   if (std::filesystem::is_regular_file(arg, ec)) return KernelChoice{.image = arg};
+  // A Debian cloud kernel is fetched when the VM boots it, not built.
+  if (vm::find_debian_kernel(arg)) return KernelChoice{.name = arg};
   if (arg.find('/') != std::string::npos)
     return fail("--kernel: no such file", arg, "give a bzImage path or a cached kernel's name (cgmem kernel list)");
   auto kernels = kernels_dir();

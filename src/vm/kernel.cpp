@@ -29,7 +29,7 @@ std::string last_line(const std::string& output) {
 }
 
 // An extracted package tree at `dir`, as a Kernel.
-Result<Kernel> load_tree(const std::string& dir, const std::string& release) {
+Result<Kernel> load_tree(const std::string& dir, const std::string& release, const DebianKernel& which) {
   Kernel kernel;
   kernel.image = dir + "/boot/vmlinuz-" + release;
   auto header = read_bzimage_release(kernel.image);
@@ -37,7 +37,7 @@ Result<Kernel> load_tree(const std::string& dir, const std::string& release) {
   kernel.release = *header;
   if (fs::is_directory(dir + "/lib/modules/" + release)) kernel.modules_dir = dir + "/lib/modules/" + release;
   if (fs::exists(dir + "/boot/config-" + release)) kernel.config = dir + "/boot/config-" + release;
-  kernel.name = "debian";
+  kernel.name = which.name;
   kernel.hz = read_config_hz(kernel.config);
   return kernel;
 }
@@ -100,13 +100,13 @@ std::string pvh_vmlinux(const std::string& dir, const std::string& release) {
 }
 
 Result<Kernel> cached_or_fetched(const std::string& kernels, const std::string& release,
-                                 const Progress& progress) {
+                                 const DebianKernel& which, const Progress& progress) {
   std::string dir = kernels + "/" + release;
   if (!fs::exists(dir + "/boot/vmlinuz-" + release)) {
     progress("fetching kernel " + kernel_package(release) + " into " + kernels);
     if (auto got = fetch(kernels, release); !got) return std::unexpected(got.error());
   }
-  auto kernel = load_tree(dir, release);
+  auto kernel = load_tree(dir, release, which);
   if (kernel) kernel->pvh = pvh_vmlinux(dir, release);
   return kernel;
 }
@@ -123,47 +123,95 @@ Result<std::string> cache_dir() {
   return fail("find a cache directory for the kernel", {}, "set HOME or XDG_CACHE_HOME");
 }
 
-std::optional<std::string> newest_cloud_release(const std::string& search_output) {
+namespace {
+
+// The order of a release within its series: its digit runs after the
+// series ("117+deb12" -> 117, 12; "0-57" -> 0, 57), or nothing when the
+// release is not a cloud image of that series.
+std::optional<std::vector<long>> release_rank(std::string_view name, std::string_view series) {
+  std::string prefix = "linux-image-" + std::string(series) + ".";
+  const std::string_view suffix = "-cloud-amd64";
+  if (!name.starts_with(prefix) || !name.ends_with(suffix)) return std::nullopt;
+  std::string_view middle = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  std::vector<long> rank;
+  const char* at = middle.data();
+  const char* last = middle.data() + middle.size();
+  while (at < last) {
+    long number = 0;
+    auto [end, ec] = std::from_chars(at, last, number);
+    if (ec != std::errc()) return std::nullopt;
+    rank.push_back(number);
+    at = end;
+    // "6.12.N+debD" or "6.1.0-ABI": one separator between the numbers.
+    if (at < last && (*at == '-' || *at == '.')) ++at;
+    else if (std::string_view(at, last).starts_with("+deb")) at += 4;
+    else if (at < last) return std::nullopt;
+  }
+  if (rank.size() != 2) return std::nullopt;
+  return rank;
+}
+
+}  // namespace
+
+std::optional<std::string> newest_cloud_release(const std::string& search_output, std::string_view series) {
   // "linux-image-6.12.117+deb12-cloud-amd64 - Linux 6.12 for x86-64 cloud (signed)"
-  const std::string prefix = "linux-image-6.12.";
   std::optional<std::string> best;
-  long best_patch = -1;
+  std::vector<long> best_rank;
   std::istringstream in(search_output);
   std::string line;
   while (std::getline(in, line)) {
     std::string name = line.substr(0, line.find(' '));
-    if (!name.starts_with(prefix) || !name.ends_with("-cloud-amd64")) continue;
-    const char* first = name.data() + prefix.size();
-    const char* last = name.data() + name.size();
-    long patch = 0;
-    auto [end, ec] = std::from_chars(first, last, patch);
-    if (ec != std::errc() || end == first || *end != '+') continue;
-    if (patch > best_patch) best_patch = patch, best = name.substr(std::string("linux-image-").size());
+    auto rank = release_rank(name, series);
+    if (!rank || (best && *rank <= best_rank)) continue;
+    best_rank = *rank;
+    best = name.substr(std::string("linux-image-").size());
   }
   return best;
 }
 
-Result<Kernel> debian_kernel(const std::string& cache, const Progress& progress) {
+std::string cached_debian_release(const std::string& cache, const DebianKernel& which) {
   std::string kernels = cache + "/kernels";
-  if (!fs::exists(kernels + "/" + kPinnedKernel) && !on_path("apt-get"))
-    return fail("cannot fetch the kernel package " + kernel_package(kPinnedKernel) + ": apt-get not found", {},
+  auto fetched = [&](const std::string& release) {
+    std::error_code ec;
+    return fs::exists(kernels + "/" + release + "/boot/vmlinuz-" + release, ec);
+  };
+  if (fetched(which.pinned)) return which.pinned;
+  std::string listing;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(kernels, ec)) listing += "linux-image-" + entry.path().filename().string() + "\n";
+  auto newest = newest_cloud_release(listing, which.series);
+  return newest && fetched(*newest) ? *newest : std::string();
+}
+
+Result<Kernel> debian_kernel(const std::string& cache, const DebianKernel& which, const Progress& progress) {
+  std::string kernels = cache + "/kernels";
+  if (std::string cached = cached_debian_release(cache, which); !cached.empty()) {
+    auto kernel = cached_or_fetched(kernels, cached, which, progress);
+    if (kernel && cached != which.pinned)
+      kernel->note = "pinned kernel " + std::string(which.pinned) + " unavailable; used " + cached;
+    return kernel;
+  }
+  if (!on_path("apt-get"))
+    return fail("cannot fetch the kernel package " + kernel_package(which.pinned) + ": apt-get not found", {},
                 "run cgmem vm on Debian or Ubuntu, or pass --kernel PATH to a bzImage");
-  auto pinned = cached_or_fetched(kernels, kPinnedKernel, progress);
+  auto pinned = cached_or_fetched(kernels, which.pinned, which, progress);
   if (pinned) return pinned;
+  std::string series_pattern = std::string(which.series);
+  for (size_t at = series_pattern.find('.'); at != std::string::npos; at = series_pattern.find('.', at + 2))
+    series_pattern.replace(at, 1, "\\.");
   std::vector<std::string> search = {"apt-cache", "search", "--names-only",
-                                     "^linux-image-6\\.12\\.[0-9]+\\+deb[0-9]+-cloud-amd64$"};
+                                     "^linux-image-" + series_pattern + "\\.[0-9].*-cloud-amd64$"};
   auto listed = run_program(search);
-  auto newest = listed && listed->exit_code == 0 ? newest_cloud_release(listed->output) : std::nullopt;
-  if (!newest || *newest == kPinnedKernel) {
+  auto newest = listed && listed->exit_code == 0 ? newest_cloud_release(listed->output, which.series) : std::nullopt;
+  if (!newest || *newest == which.pinned) {
     return fail(pinned.error().message(), {},
-                "run 'apt-get update' so apt knows the 6.12 cloud images, or pass --kernel PATH");
+                fmt::format("run 'apt-get update' so apt knows the {} cloud images, or pass --kernel PATH", which.series));
   }
-  progress("the pinned kernel " + kernel_package(kPinnedKernel) + " is not available (" +
-           pinned.error().message() + "); using the newest 6.12 cloud image, " + kernel_package(*newest));
-  auto fallback = cached_or_fetched(kernels, *newest, progress);
-  if (fallback) {
-    fallback->note = "pinned kernel " + std::string(kPinnedKernel) + " unavailable; used " + *newest;
-  }
+  progress("the pinned kernel " + kernel_package(which.pinned) + " is not available (" +
+           pinned.error().message() + "); using the newest " + which.series + " cloud image, " +
+           kernel_package(*newest));
+  auto fallback = cached_or_fetched(kernels, *newest, which, progress);
+  if (fallback) fallback->note = "pinned kernel " + std::string(which.pinned) + " unavailable; used " + *newest;
   return fallback;
 }
 

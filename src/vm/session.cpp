@@ -16,6 +16,7 @@
 #include "vm/bzimage.h"
 #include "vm/disk.h"
 #include "vm/initramfs.h"
+#include "vm/kvm_memory.h"
 #include "vm/program_files.h"
 #include "vm/locate.h"
 #include "vm/modules.h"
@@ -78,7 +79,11 @@ Result<std::vector<Module>> guest_modules(const Kernel& kernel, const VmOptions&
   }
   auto index = index_modules(kernel.modules_dir);
   if (!index) return std::unexpected(index.error());
-  std::vector<std::string> wanted = {"virtio_blk"};
+  // virtio_pci is the transport virtio_blk's device comes on, not one of
+  // its depends=: a module in Debian's 6.1 (built in on 6.12), loaded first.
+  std::vector<std::string> wanted;
+  if (index->contains("virtio_pci")) wanted.push_back("virtio_pci");
+  wanted.push_back("virtio_blk");
   if (options.swap_bytes > 0 && index->contains("zram")) wanted.push_back("zram");
   if (!options.forwards.empty() && index->contains("virtio_net")) wanted.push_back("virtio_net");
   return resolve_modules(*index, wanted);
@@ -99,7 +104,9 @@ Result<Inputs> gather_inputs(const VmOptions& options, const std::string& self, 
   if (options.kernel.empty()) {
     auto cache = cache_dir();
     if (!cache) return std::unexpected(cache.error());
-    kernel = debian_kernel(*cache, progress);
+    const DebianKernel* debian = find_debian_kernel(options.kernel_name);
+    if (!options.kernel_name.empty() && !debian) return fail("no Debian kernel named " + options.kernel_name);
+    kernel = debian_kernel(*cache, debian ? *debian : kDefaultDebianKernel, progress);
   } else {
     kernel = own_kernel(options.kernel);
     if (kernel) kernel->name = options.kernel_name;
@@ -202,7 +209,7 @@ nlohmann::json record_json(const VmOptions& options, const VmRun& run) {
     failed_boots.push_back({{"console_log", failed.console_log}, {"error", failed.error}});
   return {
       {"exit_code", run.exit_code}, {"timed_out", run.timed_out}, {"interrupted", run.interrupted},
-      {"guest_error", run.guest_error}, {"accel", accel_name(run.accel)},
+      {"guest_error", run.guest_error}, {"accel", accel_name(run.accel)}, {"accel_note", run.accel_note},
       {"kernel", {{"image", run.kernel.image}, {"pvh", run.kernel.pvh}, {"release", run.kernel.release},
                   {"note", run.kernel.note}, {"name", run.kernel.name}, {"hz", run.kernel.hz},
                   {"patches", run.built.patches}, {"stock_slots", run.stock_slots.slots},
@@ -309,7 +316,16 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
     cleanup();
     return std::unexpected(ok.error());
   }
-  run.accel = options.accel ? *options.accel : probe_accel();
+  auto cache = cache_dir();
+  if (options.accel) {
+    run.accel = *options.accel;
+  } else if (auto failed = cache ? remembered_kvm_failure(*cache) : std::nullopt) {
+    run.accel = Accel::tcg;
+    run.accel_note = "KVM failed a guest on this host since it booted (" + *failed + "); TCG without trying KVM";
+    progress(run.accel_note + " (--accel kvm tries it)");
+  } else {
+    run.accel = probe_accel();
+  }
   QemuSpec spec{.accel = run.accel,
                 .kernel = inputs->kernel.pvh.empty() ? inputs->kernel.image : inputs->kernel.pvh, .initrd = work + "/initramfs.gz",
                 .disk = work + "/disk.img", .console_log = run.console_log,
@@ -338,7 +354,10 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
                          : kvm_failed                     ? run.guest_error
                                                           : oops_before_command(read_file_or_empty(run.console_log));
       if (oops.empty() || attempt == kBoots) break;
-      if (kvm_failed) spec.accel = run.accel = Accel::tcg;
+      if (kvm_failed) {
+        spec.accel = run.accel = Accel::tcg;
+        if (cache) remember_kvm_failure(*cache, oops);
+      }
       // Kept beside DIR, never over a file that is already there.
       std::string kept = fmt::format("{}.boot{}.console.log", *out_dir, attempt);
       bool moved = ::renameat2(AT_FDCWD, run.console_log.c_str(), AT_FDCWD, kept.c_str(), RENAME_NOREPLACE) == 0;

@@ -36,8 +36,8 @@ struct VmOptions {
   uint64_t swap_bytes = 0;
   std::chrono::seconds timeout{600};
   bool keep = false;                 // keep the work directory (images)
-  std::string kernel;                // --kernel bzImage; empty: the pinned Debian kernel
-  std::string kernel_name;           // the cache name --kernel NAME was resolved from, or empty
+  std::string kernel;                // --kernel bzImage; empty: a Debian kernel (kernel_name, default debian-6.12)
+  std::string kernel_name;           // the name --kernel NAME was resolved from ("hz1000", "debian-6.1"), or empty
   std::string cgmem;                 // --cgmem static binary; empty: found (see locate.h)
   std::optional<Accel> accel;        // forced; empty: probe
   std::vector<PortForward> forwards; // --forward: host 127.0.0.1 ports into the guest (virtio_net)
@@ -63,6 +63,7 @@ struct VmRun {
   std::string record_error;    // why `record` could not be written, if it could not
   std::string work_dir;        // kept images, when --keep
   Accel accel = Accel::tcg;
+  std::string accel_note;      // why TCG was chosen without a probe (kvm_memory.h), or empty
   Kernel kernel;
   BuiltKernel built;           // its build.json's facts (found = false: not a kernel cgmem built)
   SlotsInEffect stock_slots;   // the charge stock's slots per CPU the guest was booted with

@@ -1,6 +1,7 @@
-// The RFC's memory.high.throttle on the kernel cgmem built with its patch
-// (hz1000-throttle), read from what throttle/run.sh wrote in the guest. The
-// boot is the CTest test kernel_throttle_vm_boot; these checks never boot.
+// The RFC's memory.high.throttle on the kernel cgmem built with its patches
+// (hz1000-throttle-slots, at its default of one stock slot), read from what
+// throttle/run.sh wrote in the guest. The boot is the CTest test
+// kernel_throttle_vm_boot; these checks never boot.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -25,9 +26,9 @@ std::string trimmed(const std::string& relative) {
 TEST(KernelThrottle, TheGuestRanThePatchedKernel) {
   auto record = nlohmann::json::parse(read("../throttle.vm.json"), nullptr, false);
   ASSERT_TRUE(record.is_object()) << "no record: did the boot fixture run?";
-  EXPECT_EQ(record["kernel"]["name"], "hz1000-throttle");
+  EXPECT_EQ(record["kernel"]["name"], "hz1000-throttle-slots");
   EXPECT_EQ(record["kernel"]["hz"], 1000);
-  EXPECT_EQ(record["guest"]["kernel_release"], "6.12.117-cgmem-hz1000-throttle");
+  EXPECT_EQ(record["guest"]["kernel_release"], "6.12.117-cgmem-hz1000-throttle-slots");
   EXPECT_EQ(record["exit_code"], 0);
 }
 

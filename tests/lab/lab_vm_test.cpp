@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/penalty.h"
+#include "support/sleeps_per_op.h"
 #include "support/vm_out.h"
 
 namespace {
@@ -103,27 +104,8 @@ TEST(LabVm, OwnCodeWalkedEveryOpUnderMaxThrashes) {
   EXPECT_GE(read_bytes(run.samples.back()), 2 * 33554432u);
 }
 
-// Sleeps per throttled op (rise of the high counter / 17, rounded down: a
-// return to user space that reclaimed without sleeping adds 1, seen here as
-// rises of 18 and 1089 = 64 x 17 + 1) over the ops whose formula sleep at
-// their memory.current is 50 ms or more.
-double median_sleeps(const RunDirFiles& run) {
-  cgmem::model::Kernel kernel{.hz = run.meta["host"]["hz"].is_number() ? run.meta["host"]["hz"].get<uint32_t>() : 250};
-  uint64_t high_pages = run.meta["limits"]["high"].get<uint64_t>() / kernel.page_size;
-  std::vector<uint64_t> sleeps;
-  for (const auto& op : run.ops) {
-    uint64_t usage_pages = op["current_before"].get<uint64_t>() / kernel.page_size;
-    auto p = cgmem::model::penalty(usage_pages, high_pages, kernel);
-    if (cgmem::model::jiffies_to_ms(p.jiffies, kernel) < 50.0) continue;
-    uint64_t rise = op["high_after"].get<uint64_t>() - op["high_before"].get<uint64_t>();
-    sleeps.push_back(rise / cgmem::model::kHighEventsPerSleep);
-  }
-  EXPECT_GE(sleeps.size(), 3u) << "too few throttled ops to take a median";
-  if (sleeps.empty()) return -1;
-  std::sort(sleeps.begin(), sleeps.end());
-  size_t mid = sleeps.size() / 2;
-  return sleeps.size() % 2 ? double(sleeps[mid]) : (sleeps[mid - 1] + sleeps[mid]) / 2.0;
-}
+// Sleeps per throttled op: support/sleeps_per_op.h.
+double median_sleeps(const RunDirFiles& run) { return cgmem::testing::median_sleeps_per_op(run.meta, run.ops); }
 
 TEST(LabVm, DefaultSamplerKeepsOneSleepPerBatch) {
   RunDirFiles run = load("sleeps-default");

@@ -15,6 +15,7 @@
 #include "vm/elf.h"
 #include "vm/initramfs.h"
 #include "vm/kernel.h"
+#include "vm/kvm_memory.h"
 #include "vm/locate.h"
 #include "vm/modules.h"
 #include "common/process.h"
@@ -186,8 +187,30 @@ TEST(Kernel, NewestCloudReleaseFromAptCacheSearch) {
       "linux-image-6.12.111+deb12-cloud-amd64 - Linux 6.12 for x86-64 cloud (signed)\n"
       "linux-image-6.12.120+deb12-cloud-amd64-unsigned - Linux 6.12 for x86-64 cloud\n"
       "linux-image-6.12.117+deb12-cloud-amd64 - Linux 6.12 for x86-64 cloud (signed)\n";
-  EXPECT_EQ(newest_cloud_release(listing), "6.12.117+deb12-cloud-amd64");
-  EXPECT_EQ(newest_cloud_release("nothing here\n"), std::nullopt);
+  EXPECT_EQ(newest_cloud_release(listing, "6.12"), "6.12.117+deb12-cloud-amd64");
+  EXPECT_EQ(newest_cloud_release("nothing here\n", "6.12"), std::nullopt);
+  EXPECT_EQ(newest_cloud_release(listing, "6.1"), std::nullopt);
+}
+
+TEST(Kernel, NewestDebian61CloudReleaseByAbi) {
+  std::string listing =
+      "linux-image-6.1.0-9-cloud-amd64 - Linux 6.1 for x86-64 cloud (signed)\n"
+      "linux-image-6.1.0-57-cloud-amd64 - Linux 6.1 for x86-64 cloud (signed)\n"
+      "linux-image-6.1.0-57-cloud-amd64-dbg - Debug symbols\n"
+      "linux-image-6.1.0-50-cloud-amd64 - Linux 6.1 for x86-64 cloud (signed)\n"
+      "linux-image-6.12.117+deb12-cloud-amd64 - Linux 6.12 for x86-64 cloud (signed)\n"
+      "linux-image-6.1.0-x-cloud-amd64 - not a release\n";
+  EXPECT_EQ(newest_cloud_release(listing, "6.1"), "6.1.0-57-cloud-amd64");
+  EXPECT_EQ(newest_cloud_release(listing, "6.12"), "6.12.117+deb12-cloud-amd64");
+}
+
+TEST(Kernel, DebianKernelsByName) {
+  ASSERT_NE(find_debian_kernel("debian-6.1"), nullptr);
+  EXPECT_STREQ(find_debian_kernel("debian-6.1")->series, "6.1");
+  EXPECT_STREQ(find_debian_kernel("debian-6.12")->pinned, kPinnedKernel);
+  EXPECT_EQ(find_debian_kernel("debian"), nullptr);
+  EXPECT_EQ(find_debian_kernel("debian-6.16"), nullptr);
+  EXPECT_EQ(kernel_package(find_debian_kernel("debian-6.1")->pinned), "linux-image-6.1.0-57-cloud-amd64");
 }
 
 TEST(Kernel, CacheDirFollowsXdg) {
@@ -346,3 +369,13 @@ TEST(Locate, CgmemStaticBesideThisCgmem) {
 }
 
 }  // namespace
+
+TEST(KvmMemory, AFailureIsRememberedForThisHostBootOnly) {
+  TempDir cache("kvm-memory");
+  EXPECT_EQ(remembered_kvm_failure(cache.string()), std::nullopt);
+  remember_kvm_failure(cache.string(), "KVM internal error. Suberror: 1 (emulation failure)");
+  EXPECT_EQ(remembered_kvm_failure(cache.string()), "KVM internal error. Suberror: 1 (emulation failure)");
+  // Written on another boot of the host: forgotten, KVM is probed again.
+  std::ofstream(cache.string() + "/kvm-failed") << "00000000-0000-0000-0000-000000000000\nKVM internal error\n";
+  EXPECT_EQ(remembered_kvm_failure(cache.string()), std::nullopt);
+}

@@ -14,20 +14,6 @@ for config in none max; do
   echo $? > "redis-$config.status"
   echo "own_program: redis-$config: status $(cat "redis-$config.status"), uptime $start to $(cut -d' ' -f1 /proc/uptime) s" >&2
 done
-if [ -x /vm/in/test_memcontrol ]; then
-  # From the run disk: its page-cache tests need a file system whose pages can be reclaimed (not tmpfs).
-  mkdir -p selftest
-  start=$(cut -d' ' -f1 /proc/uptime)
-  selftest() { (cd selftest && timeout 150 /vm/in/test_memcontrol > log 2>&1; echo $? > status); }
-  selftest
-  # test_memcg_min measures how reclaim spreads over siblings and failed
-  # once in CI (2026-12-01) after passing every run before: a run with a
-  # "not ok" line is run once more, its log kept as log.1 for the host to show.
-  if grep -q "^not ok" selftest/log; then
-    mv selftest/log selftest/log.1
-    mv selftest/status selftest/status.1
-    selftest
-  fi
-  echo "own_program: test_memcontrol: status $(cat selftest/status), uptime $start to $(cut -d' ' -f1 /proc/uptime) s" >&2
-fi
+. /vm/in/memcontrol_selftest.sh
+memcontrol_selftest selftest
 exit 0

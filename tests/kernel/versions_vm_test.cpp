@@ -1,0 +1,101 @@
+// Checks on what tests/kernel/versions/run.sh brought back from one boot of
+// a kernel other than Debian's 6.12: Debian's 6.1, and cgmem's patched 6.12
+// booted with memcontrol.stock_slots=7 (Linux 6.16's per-CPU charge stock).
+// CGMEM_VERSIONS_OUT is the boot's directory, CGMEM_RELEASE_PREFIX the
+// kernel release it must report, CGMEM_STOCK_SLOTS the slots it runs with.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "support/sleeps_per_op.h"
+#include "support/vm_out.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::string slurp(const std::string& path) { return cgmem::testing::slurp_out(CGMEM_VERSIONS_OUT, path); }
+
+struct Run {
+  json meta, outcome;
+  std::vector<json> ops;
+};
+
+Run load(const std::string& name) {
+  Run run{json::parse(slurp(name + "/meta.json"), nullptr, false),
+          json::parse(slurp(name + "/outcome.json"), nullptr, false),
+          cgmem::testing::json_lines_of(slurp(name + "/ops.jsonl"))};
+  EXPECT_TRUE(run.outcome.is_object()) << name << ": no outcome.json; stderr: " << slurp(name + ".err");
+  EXPECT_TRUE(run.meta.is_object()) << name << ": no meta.json";
+  return run;
+}
+
+double median_sleeps(const std::string& name) {
+  Run run = load(name);
+  if (!run.meta.is_object()) return -1;
+  double median = cgmem::testing::median_sleeps_per_op(run.meta, run.ops);
+  std::cout << name << ": median sleeps per throttled op " << median << "\n";
+  ::testing::Test::RecordProperty(name + "_median_sleeps", std::to_string(median));
+  return median;
+}
+
+TEST(KernelVersionsVm, TheGuestRanTheKernelAskedFor) {
+  json host = json::parse(slurp("host.json"), nullptr, false);
+  ASSERT_TRUE(host.is_object()) << slurp("host.json");
+  std::string release = host.value("kernel", "");
+  EXPECT_TRUE(release.starts_with(CGMEM_RELEASE_PREFIX)) << release;
+  std::string cmdline = slurp("cmdline.txt");
+  if (CGMEM_STOCK_SLOTS > 1)
+    EXPECT_NE(cmdline.find("memcontrol.stock_slots=" + std::to_string(CGMEM_STOCK_SLOTS)), std::string::npos) << cmdline;
+}
+
+// The sampler on the other CPU: one sleep per 64-page batch on every kernel.
+TEST(KernelVersionsVm, AloneItSleepsOncePerBatch) {
+  double median = median_sleeps("sleeps-default");
+  EXPECT_GE(median, 1.0);
+  EXPECT_LE(median, 2.0);
+}
+
+// One neighbour cgroup charging on the workload's CPU: with one stock slot
+// (6.1, 6.12) it drains the workload's pages from the stock, so each page
+// sleeps; with 7 slots both stay cached and a batch sleeps once.
+TEST(KernelVersionsVm, OneNeighbourDrainsTheStockOnlyWithOneSlot) {
+  double median = median_sleeps("sleeps-neighbour");
+  if (CGMEM_STOCK_SLOTS == 1) {
+    EXPECT_GE(median, 32.0);
+  } else {
+    EXPECT_GE(median, 1.0);
+    EXPECT_LE(median, 2.0);
+  }
+}
+
+// Eight neighbours and the workload: nine cgroups for 7 slots, so the
+// workload's slot is taken back and pages sleep one by one again.
+TEST(KernelVersionsVm, EightNeighboursCrossSevenSlots) {
+  if (CGMEM_STOCK_SLOTS == 1) GTEST_SKIP() << "runs on the 7-slot kernel only";
+  EXPECT_GE(median_sleeps("sleeps-neighbours8"), 32.0);
+}
+
+// The kernel's own memory-controller selftest of its source (6.1's on 6.1,
+// 6.12's on the patched 6.12): every test passes or is skipped.
+TEST(KernelVersionsVm, KernelSelftestPasses) {
+  if (!CGMEM_SELFTEST) GTEST_SKIP() << "the kernel's source package was not installed at configure time";
+  std::string log = slurp("selftest/log");
+  ASSERT_FALSE(log.empty()) << "no selftest/log";
+  EXPECT_NE(log.find("test_memcg_sock"), std::string::npos) << log;
+  EXPECT_EQ(log.find("not ok"), std::string::npos) << log;
+  EXPECT_NE(log.find("test_memcg_oom_group_score_events"), std::string::npos) << log;  // it ran to the end
+  std::istringstream first(slurp("selftest/log.1"));
+  for (std::string line; std::getline(first, line);)
+    if (line.starts_with("not ok")) std::cout << "selftest: the first run failed '" << line << "'; the second passed\n";
+  std::istringstream tap(log);
+  int passed = 0, skipped = 0;
+  for (std::string line; std::getline(tap, line);)
+    if (line.starts_with("ok ")) ++(line.find("# SKIP") != std::string::npos ? skipped : passed);
+  std::cout << "selftest: " << passed << " passed, " << skipped << " skipped\n";
+}
+
+}  // namespace
