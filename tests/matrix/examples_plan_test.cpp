@@ -111,8 +111,8 @@ TEST(ExamplesPlan, TheOldRfcSpecIsRefusedByTheRamCheck) {
   auto out = cgmem::testing::run_cgmem_split("matrix " + (dir / "rfc.toml").string() +
                                              " --vm-swap 64M --plan --out /tmp/cgmem-old-rfc-unused");
   EXPECT_EQ(out.code, 2) << out.out << out.err;
-  EXPECT_NE(out.out.find("plan rfc: 20 runs in the VM on kernel hz1000-throttle (the spec names kernel "
-                         "hz1000-throttle); the guest: 2 CPUs, 960MiB of RAM (--vm-mem 1G less what its kernel keeps)\n"),
+  EXPECT_NE(out.out.find("plan rfc: 20 runs in the VM on kernel hz1000-throttle-slots (the spec names kernel "
+                         "hz1000-throttle-slots); the guest: 2 CPUs, 960MiB of RAM (--vm-mem 1G less what its kernel keeps)\n"),
             std::string::npos)
       << out.out;
   EXPECT_NE(out.out.find("refused alloc-forever-shift0-r1: workload options after '--': --target 1GiB is above "
