@@ -61,21 +61,25 @@ TEST(KernelVersionsVm, AloneItSleepsOncePerBatch) {
   EXPECT_LE(median, 2.0);
 }
 
-// One neighbour cgroup charging on the workload's CPU: with one stock slot
-// (6.1, 6.12) it drains the workload's pages from the stock, so each page
-// sleeps; with 7 slots both stay cached and a batch sleeps once.
-TEST(KernelVersionsVm, OneNeighbourDrainsTheStockOnlyWithOneSlot) {
+// One neighbour cgroup charging on the workload's CPU. On Debian's 6.12
+// (tests/lab) it drains the workload's pages from the one-slot stock during
+// each sleep, so each page sleeps. With 7 slots both stay cached and a batch
+// sleeps once. Debian's 6.1 has the same one-slot stock code
+// (consume_stock, __refill_stock, drain_stock differ only in READ_ONCE), yet
+// there a neighbour at 100 ms, or at 10 ms, left the workload sleeping about
+// once per op: high-event rises of 17 to 18 per op, a few of 35 to 239
+// (2 to 14 sleeps), never 1088 (64), in three boots on 2026-12-01, where
+// 6.12 in the same script gave 1088. What keeps 6.1's stock is not found
+// yet (docs/kernel.md); the test pins what the kernel does.
+TEST(KernelVersionsVm, OneNeighbourDrainsTheStockOnlyOn612sOneSlot) {
   double median = median_sleeps("sleeps-neighbour");
-  if (CGMEM_STOCK_SLOTS == 1) {
-    EXPECT_GE(median, 32.0);
-  } else {
-    EXPECT_GE(median, 1.0);
-    EXPECT_LE(median, 2.0);
-  }
+  EXPECT_GE(median, 1.0);
+  EXPECT_LE(median, 2.0);
 }
 
 // Eight neighbours and the workload: nine cgroups for 7 slots, so the
-// workload's slot is taken back and pages sleep one by one again.
+// workload's slot is taken back and pages sleep one by one again (on 6.1
+// the one slot is not drained by one neighbour: the comment above).
 TEST(KernelVersionsVm, EightNeighboursCrossSevenSlots) {
   if (CGMEM_STOCK_SLOTS == 1) GTEST_SKIP() << "runs on the 7-slot kernel only";
   EXPECT_GE(median_sleeps("sleeps-neighbours8"), 32.0);
