@@ -41,7 +41,7 @@ double sleep_s(const Run& r, uint64_t usage) {
   return p.sleeps ? model::jiffies_to_ms(p.jiffies, k) / 1e3 : 0;
 }
 
-void read_samples(const Run& r, ProgramRun& p) {
+void read_program_samples(const Run& r, ProgramRun& p) {
   std::map<std::string, uint64_t> wchans;
   double interval = r.meta.interval_ms / 1e3;
   const Sample* prev = nullptr;
@@ -157,7 +157,7 @@ std::vector<ProgramRun> summarize_programs(const std::vector<Run>& runs, int sli
     } else if (!r.samples.empty()) {
       p.duration_s = seconds_of(r, r.samples.back());
     }
-    read_samples(r, p);
+    read_program_samples(r, p);
     read_load(r, p);
     make_slices(r, p, slices);
     if (auto w = working.find(r.workload); w != working.end() && w->second.first > 0)

@@ -11,7 +11,7 @@ constexpr uint64_t kMaxRecord = 4096;
 
 std::string boot_id() {
   auto id = read_file("/proc/sys/kernel/random/boot_id", "the host's boot id", 64);
-  return id ? std::string(trim(*id)) : std::string();
+  return id ? std::string(cgmem::trim(*id)) : std::string();
 }
 
 std::string record_path(const std::string& cache) { return cache + "/kvm-failed"; }
@@ -26,7 +26,7 @@ std::optional<std::string> remembered_kvm_failure(const std::string& cache) {
   // "BOOT-ID\nFAILURE\n"
   size_t newline = record->find('\n');
   if (newline == std::string::npos || record->substr(0, newline) != id) return std::nullopt;
-  std::string failure(trim(std::string_view(*record).substr(newline + 1)));
+  std::string failure(cgmem::trim(std::string_view(*record).substr(newline + 1)));
   return failure.empty() ? std::nullopt : std::optional(visible(failure));
 }
 
