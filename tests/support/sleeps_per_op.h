@@ -18,7 +18,8 @@
 
 namespace cgmem::testing {
 
-inline double median_sleeps_per_op(const nlohmann::json& meta, const std::vector<nlohmann::json>& ops) {
+// The sleeps of each throttled op, in order.
+inline std::vector<uint64_t> sleeps_per_throttled_op(const nlohmann::json& meta, const std::vector<nlohmann::json>& ops) {
   model::Kernel kernel{.hz = meta["host"]["hz"].is_number() ? meta["host"]["hz"].get<uint32_t>() : 250};
   uint64_t high_pages = meta["limits"]["high"].get<uint64_t>() / kernel.page_size;
   std::vector<uint64_t> sleeps;
@@ -29,6 +30,11 @@ inline double median_sleeps_per_op(const nlohmann::json& meta, const std::vector
     uint64_t rise = op["high_after"].get<uint64_t>() - op["high_before"].get<uint64_t>();
     sleeps.push_back(rise / model::kHighEventsPerSleep);
   }
+  return sleeps;
+}
+
+inline double median_sleeps_per_op(const nlohmann::json& meta, const std::vector<nlohmann::json>& ops) {
+  std::vector<uint64_t> sleeps = sleeps_per_throttled_op(meta, ops);
   EXPECT_GE(sleeps.size(), 3u) << "too few throttled ops to take a median";
   if (sleeps.empty()) return -1;
   std::sort(sleeps.begin(), sleeps.end());
