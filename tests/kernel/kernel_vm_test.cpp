@@ -68,14 +68,15 @@ std::vector<Op> ops(int shift) {
 // growth, so nearly the same usage. Nearly: an op of the shift 1 run may end
 // up to a chunk higher, and at 16 MiB a chunk more overage is a third more
 // penalty, so the halving is judged against the shift 0 model at the shift 1
-// run's own usage.
+// run's own usage. The kernel's own charges (page tables, slab) come on top:
+// a CI run of 2026-12-02 had two ops a chunk and 3 pages apart.
 TEST(KernelThrottle, ShiftOneHalvesTheSleepAtTheSameOverage) {
   ASSERT_EQ(trimmed("shift0.status"), "0") << read("shift0.out");
   ASSERT_EQ(trimmed("shift1.status"), "0") << read("shift1.out");
   auto s0 = ops(0), s1 = ops(1);
   ASSERT_GE(s0.size(), 70u);
   ASSERT_EQ(s0.size(), s1.size());
-  const uint64_t high = 16u << 20, chunk = 256u << 10;
+  const uint64_t high = 16u << 20, chunk = 256u << 10, kernel_slack = 64u << 10;
   cgmem::model::Throttle t0{.kernel = {.hz = 1000}, .high = high, .shift = 0};
   cgmem::model::Throttle t1 = t0;
   t1.shift = 1;
@@ -88,7 +89,7 @@ TEST(KernelThrottle, ShiftOneHalvesTheSleepAtTheSameOverage) {
     double predicted0 = cgmem::model::op_seconds(t0, usage0, chunk);
     double predicted0_at_usage1 = cgmem::model::op_seconds(t0, usage1, chunk);
     if (!throttled(predicted0) || !throttled(predicted0_at_usage1)) continue;
-    ASSERT_LT(std::max(usage0, usage1) - std::min(usage0, usage1), chunk) << "op " << i;
+    ASSERT_LT(std::max(usage0, usage1) - std::min(usage0, usage1), chunk + kernel_slack) << "op " << i;
     measured0 += s0[i].seconds;
     measured1 += s1[i].seconds;
     model0 += predicted0;
