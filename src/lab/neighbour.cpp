@@ -31,7 +31,7 @@ timespec to_timespec(uint64_t ns) {
 
 void kill_all(const std::vector<pid_t>& pids) {
   for (pid_t pid : pids) ::kill(pid, SIGKILL);
-  for (pid_t pid : pids) ::waitpid(pid, nullptr, 0);
+  for (pid_t pid : pids) TEMP_FAILURE_RETRY(::waitpid(pid, nullptr, 0));
 }
 
 // In the child: waits for the driver to move it, pins itself, charges once,

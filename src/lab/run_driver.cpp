@@ -495,7 +495,9 @@ void Experiment::remove_cgroups() {
 
 void Experiment::finish() {
   for (pid_t pid : neighbours_) ::kill(pid, SIGKILL);
-  for (pid_t pid : neighbours_) ::waitpid(pid, nullptr, 0);
+  // The SIGCHLD handler has no SA_RESTART: a neighbour's death interrupts
+  // the wait for another, which must be waited for again.
+  for (pid_t pid : neighbours_) TEMP_FAILURE_RETRY(::waitpid(pid, nullptr, 0));
   neighbours_.clear();
   const std::string& mount = sys_.cgroup2_mount;
   std::string rel = cg_->path().starts_with(mount)
