@@ -5,6 +5,8 @@
 #include <zlib.h>
 
 #include "host/cgroups.h"
+#include "host/rules.h"
+#include "model/kernel_rules.h"
 #include "cgroup/pressure.h"
 #include "cgroup/reader.h"
 #include "common/text.h"
@@ -51,23 +53,12 @@ void probe_hz(const HostRoots& roots, HostFacts& facts) {
 
 }  // namespace
 
-std::optional<std::pair<unsigned, unsigned>> release_version(std::string_view release) {
-  auto major = to_u64(next_token(release, '.'));
-  std::string_view rest = release;
-  size_t digits = 0;
-  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
-  auto minor = to_u64(rest.substr(0, digits));
-  if (!major || !minor || *major > 1000 || *minor > 1000) return std::nullopt;
-  return std::pair<unsigned, unsigned>(static_cast<unsigned>(*major), static_cast<unsigned>(*minor));
-}
-
 std::vector<std::string> release_patches(std::string_view release) {
   constexpr std::string_view kMark = "-cgmem-";
   size_t at = release.find(kMark);
   if (at == std::string_view::npos) return {};
   std::string_view name = trim(release.substr(at + kMark.size()));
-  auto version = release_version(release);
-  bool slots_upstream = version && (version->first > 6 || (version->first == 6 && version->second >= 16));
+  bool slots_upstream = model::version_stock_slots(release) == model::kMaxStockSlots;
   // One suffix per patch, in the order they are applied (src/kernel/inputs.h).
   std::vector<std::string> patches;
   if (name.ends_with("-slots")) {
@@ -79,21 +70,12 @@ std::vector<std::string> release_patches(std::string_view release) {
 }
 
 void probe_stock_slots(const HostRoots& roots, HostFacts& facts) {
-  if (auto text = cgroup::read_text(roots.sys + "/module/memcontrol/parameters/stock_slots")) {
-    auto slots = to_u64(trim(*text));
-    if (slots && *slots >= 1 && *slots <= 7) {
-      facts.stock_slots = static_cast<unsigned>(*slots), facts.stock_slots_source = "parameter";
-      return;
-    }
-  }
-  auto version = release_version(facts.kernel);
-  if (!version) {
-    facts.stock_slots_source = "unknown";
+  if (auto slots = read_stock_slots(roots.sys)) {
+    facts.stock_slots = *slots, facts.stock_slots_source = "parameter";
     return;
   }
-  bool upstream = version->first > 6 || (version->first == 6 && version->second >= 16);
-  facts.stock_slots = upstream ? 7u : 1u;  // NR_MEMCG_STOCK from 6.16; one cached memcg before
-  facts.stock_slots_source = "version";
+  facts.stock_slots = model::version_stock_slots(facts.kernel);
+  facts.stock_slots_source = facts.stock_slots ? "version" : "unknown";
 }
 
 std::optional<unsigned> config_hz(std::string_view config_text) {

@@ -80,10 +80,6 @@ HostFacts probe_host(const HostRoots& roots = {});
 // The patches a release's "-cgmem-NAME" suffix names (HostFacts::kernel_patches).
 std::vector<std::string> release_patches(std::string_view release);
 
-// "6.16.3-..." -> {6, 16}; nullopt when the release does not start with
-// MAJOR.MINOR.
-std::optional<std::pair<unsigned, unsigned>> release_version(std::string_view release);
-
 // The slots per CPU of the stock: the parameter file's text when it holds
 // 1..7, else the version's rule (HostFacts::stock_slots).
 void probe_stock_slots(const HostRoots& roots, HostFacts& facts);

@@ -42,6 +42,12 @@ std::optional<KernelVersion> parse_kernel_version(std::string_view release) {
   return KernelVersion{*major, *minor};
 }
 
+std::optional<uint32_t> version_stock_slots(std::string_view release) {
+  auto version = parse_kernel_version(release);
+  if (!version) return std::nullopt;
+  return *version >= kMultiStock ? kMaxStockSlots : kMinStockSlots;
+}
+
 std::string version_text(KernelVersion v) { return fmt::format("{}.{}", v.major, v.minor); }
 
 std::string_view KernelRules::per_page_rule() const {

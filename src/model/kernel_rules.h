@@ -80,6 +80,11 @@ struct KernelRules {
 // version's count, as a patched kernel's boot parameter does.
 KernelRules rules_for(KernelVersion v, std::optional<uint32_t> stock_slots = std::nullopt);
 
+// The memcgs per CPU the stock of `release`'s version caches: 7 from 6.16
+// (kMultiStock), 1 before; nullopt when the release names no version. A
+// patched kernel's boot parameter is not in the release: read it apart.
+std::optional<uint32_t> version_stock_slots(std::string_view release);
+
 // The rules cgmem assumed before it knew versions: Debian's 6.12.
 inline KernelRules default_rules() { return rules_for({6, 12}); }
 

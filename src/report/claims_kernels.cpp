@@ -4,10 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <set>
 
+#include "model/kernel_rules.h"
 #include "report/claims_view.h"
 
 namespace cgmem::report {
@@ -66,12 +66,7 @@ std::string hz_why(const std::vector<const KernelFacts*>& kernels) {
 }  // namespace
 
 int stock_slots_of_release(const std::string& release) {
-  int major = 0, minor = 0;
-  const char* end = release.data() + release.size();
-  auto [p, ec] = std::from_chars(release.data(), end, major);
-  if (ec != std::errc() || p == end || *p != '.') return 1;
-  if (std::from_chars(p + 1, end, minor).ec != std::errc()) return 1;
-  return major > 6 || (major == 6 && minor >= 16) ? 7 : 1;
+  return static_cast<int>(model::version_stock_slots(release).value_or(model::kMinStockSlots));
 }
 
 std::vector<KernelFacts> kernels_of(const std::vector<Run>& runs) {

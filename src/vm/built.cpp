@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 
 #include "common/file.h"
@@ -58,16 +57,7 @@ BuiltKernel read_built(const std::string& image) {
 }
 
 bool slots_upstream(std::string_view version) {
-  int parts[2] = {0, 0};
-  const char* p = version.data();
-  const char* end = version.data() + version.size();
-  for (int i = 0; i < 2; ++i) {
-    auto [next, ec] = std::from_chars(p, end, parts[i]);
-    if (ec != std::errc()) return false;
-    p = next;
-    if (i == 0 && (p == end || *p++ != '.')) return false;
-  }
-  return parts[0] != 6 ? parts[0] > 6 : parts[1] >= 16;
+  return model::version_stock_slots(version) == model::kMaxStockSlots;
 }
 
 std::string stock_slots_arg(int slots) { return fmt::format("memcontrol.stock_slots={}", slots); }

@@ -14,11 +14,14 @@
 #include <vector>
 
 #include "common/error.h"
+#include "model/kernel_rules.h"
 
 namespace cgmem::vm {
 
 inline constexpr std::string_view kSlotsPatch = "memcg-stock-slots";
-inline constexpr int kMinStockSlots = 1, kMaxStockSlots = 7;  // NR_MEMCG_STOCK is 7 from 6.16
+// NR_MEMCG_STOCK's range (model/kernel_rules.h), as --stock-slots takes it.
+inline constexpr int kMinStockSlots = static_cast<int>(model::kMinStockSlots);
+inline constexpr int kMaxStockSlots = static_cast<int>(model::kMaxStockSlots);
 inline constexpr const char* kBuildSlotsKernel =
     "cgmem kernel build --hz 1000 --patch memory-high-throttle --patch memcg-stock-slots";
 

@@ -18,9 +18,22 @@ TEST(KernelVersion, ParsesMajorMinorOfAReleaseString) {
   EXPECT_EQ(parse_kernel_version("6.16"), (KernelVersion{6, 16}));
   EXPECT_EQ(parse_kernel_version("6.18.44-fc-v1045"), (KernelVersion{6, 18}));
   EXPECT_EQ(parse_kernel_version("5.19-rc1"), (KernelVersion{5, 19}));
-  for (const char* bad : {"", "6", "6.", ".12", "six.twelve", "6-12", "-6.12", " 6.12", "99999999999.1"})
+  EXPECT_EQ(parse_kernel_version("6.16-rc1"), (KernelVersion{6, 16}));
+  EXPECT_EQ(parse_kernel_version("7.0.0"), (KernelVersion{7, 0}));
+  for (const char* bad : {"", "six", "6", "6.", ".12", "six.twelve", "6-12", "-6.12", " 6.12", "99999999999.1"})
     EXPECT_FALSE(parse_kernel_version(bad)) << bad;
   EXPECT_EQ(version_text({6, 12}), "6.12");
+}
+
+// What the host probe, the VM's --stock-slots check and the report read
+// from a release alone.
+TEST(KernelVersion, StockSlotsOfARelease) {
+  EXPECT_EQ(version_stock_slots("6.16.3"), 7u);
+  EXPECT_EQ(version_stock_slots("6.18.0-cgmem-6.18.0-hz1000"), 7u);
+  EXPECT_EQ(version_stock_slots("7.0.1"), 7u);
+  EXPECT_EQ(version_stock_slots("6.12.117-cgmem-hz1000-throttle-slots"), 1u);
+  EXPECT_EQ(version_stock_slots("6.1.0-57-cloud-amd64"), 1u);
+  EXPECT_EQ(version_stock_slots(""), std::nullopt);
 }
 
 TEST(KernelRules, ByVersion) {
