@@ -1,4 +1,4 @@
-// The scan's per-file parsers (watch/sample.h), each of the ten files from
+// The scan's per-file parsers (watch/sample.h), each of the thirteen files from
 // any bytes: the first byte picks the file. Nothing may crash; a file that
 // does not parse leaves its bit clear and every field as it was.
 #include <cstring>
@@ -20,7 +20,11 @@ bool same_values(const cgmem::watch::Sample& a, const cgmem::watch::Sample& b) {
          events(a.local, b.local) && a.anon == b.anon && a.file == b.file && a.pgfault == b.pgfault &&
          a.pgmajfault == b.pgmajfault && a.pgscan == b.pgscan && a.pgsteal == b.pgsteal &&
          a.refault_anon == b.refault_anon && a.refault_file == b.refault_file && psi(a.memory, b.memory) &&
-         psi(a.io, b.io) && a.swap_current == b.swap_current && a.swap_max == b.swap_max;
+         psi(a.io, b.io) && a.swap_current == b.swap_current && a.swap_max == b.swap_max &&
+         a.swap_high == b.swap_high && a.swap_events.high == b.swap_events.high &&
+         a.swap_events.max == b.swap_events.max && a.swap_events.fail == b.swap_events.fail &&
+         a.zswap_current == b.zswap_current && a.pswpin == b.pswpin && a.pswpout == b.pswpout &&
+         a.zswpin == b.zswpin && a.zswpout == b.zswpout && a.stat_keys == b.stat_keys;
 }
 
 }  // namespace

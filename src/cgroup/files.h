@@ -14,6 +14,7 @@ inline constexpr char kMemoryMin[] = "memory.min";
 inline constexpr char kMemorySwapCurrent[] = "memory.swap.current";
 inline constexpr char kMemorySwapMax[] = "memory.swap.max";
 inline constexpr char kMemorySwapHigh[] = "memory.swap.high";
+inline constexpr char kMemoryZswapCurrent[] = "memory.zswap.current";  // CONFIG_ZSWAP only
 inline constexpr char kMemoryOomGroup[] = "memory.oom.group";
 // Only on a kernel with the RFC "memory.high.throttle" patch (cgmem kernel build
 // --patch memory-high-throttle): 0 to 32, the penalty is shifted right by it.

@@ -215,7 +215,7 @@ int run_kernel(std::span<char*> args) {
   cmd->add_option("--hz", build.hz, "CONFIG_HZ")->check(CLI::IsMember({100, 250, 300, 1000}))->capture_default_str();
   cmd->add_option("--patch", build.patches,
                   "apply a patch from kernel/patches (repeatable; applied in the order memory-high-throttle, "
-                  "memcg-stock-slots whatever the order given)")
+                  "memcg-stock-slots, memcg-trace whatever the order given; memcg-trace needs both others)")
       ->check(CLI::IsMember(kernel::patch_names()));
   cmd->add_option("--jobs", build.jobs, "make -jN (default: the number of CPUs)")->check(CLI::Range(1u, 256u));
   cmd->add_option("--source", build.source,
@@ -230,7 +230,9 @@ int run_kernel(std::span<char*> args) {
   auto* list = app.add_subcommand("list", "the kernels in the cache");
   list->add_flag("--json", json, "print JSON");
   app.require_subcommand(1);
-  app.footer("Example: cgmem kernel build --hz 1000 --patch memory-high-throttle --patch memcg-stock-slots");
+  app.footer(
+      "Example: cgmem kernel build --hz 1000 --patch memory-high-throttle --patch memcg-stock-slots --patch "
+      "memcg-trace");
   if (int code = parse(app, args); code >= 0) return code;
   if (app.got_subcommand("build")) return run_build(build, json);
   return run_list(json);

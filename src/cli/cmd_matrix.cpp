@@ -128,19 +128,27 @@ int run_matrix(std::span<char*> args) {
   app.add_option("--kernel", f.kernel,
                  "the VM's kernel: a cached name (hz1000-throttle) or a bzImage, over the spec's kernels; implies --vm");
   app.add_option("--kernel-label", f.kernel_label, "run this kernel's runs of the spec (used inside the VM)")->group("");
-  app.add_option("--vm-swap", f.vm_swap, "zram swap in the VM (for swap_max), 0 for none")
+  app.add_option("--vm-swap", f.vm_swap, "swap in the VM (zram where the kernel has it), for swap_max and swap_high; 0 for none; a [[kernels]] entry's swap wins")
       ->check(size_validator({}))->capture_default_str();
   app.add_option("--vm-mem", f.vm_mem, "guest RAM when running in the VM")->check(size_validator({}))->capture_default_str();
   app.add_flag("--plan", f.plan,
                "run nothing: print each run's `cgmem run`, checked as it would check it where the batch would run "
                "(in the VM: the guest's RAM and CPUs); exit 2 if any would be refused");
   app.add_flag("--json", f.json, "print the batch's runs (or the plan) as JSON");
+  app.add_flag("--trace", f.trace,
+               "trace every run (cgmem run --trace: trace.jsonl), on cgmem's own kernel (--kernel "
+               "hz1000-throttle-slots-trace), whatever the spec's trace keys say");
   if (int code = parse(app, args); code >= 0) return code;
   if (f.vm && f.native) return print_error("--vm and --native exclude each other"), kUsage;
   if (f.resume && f.out.empty()) return print_error("--resume needs --out: the batch directory to finish"), kUsage;
   auto spec = lab::load_spec(f.spec);
   if (!spec) return print_error(spec.error()), kUsage;
   if (!f.kernel.empty()) lab::override_kernel(*spec, f.kernel);
+  if (f.trace) {  // over the spec's, a workload's trace = false included
+    spec->defaults["trace"] = "true";
+    for (auto& c : spec->configs) c.flags["trace"] = "true";
+    for (auto& w : spec->workloads) w.flags["trace"] = "true";
+  }
   if (auto ok = check_kernel_label(f, *spec); !ok) return print_error(ok.error()), kUsage;
   if (f.out.empty()) f.out = default_out(spec->name);
   // The spec's own errors first: a missing claim file says so before the host's state does.

@@ -29,6 +29,7 @@ short state_colour(State s) {
   switch (s) {
     case State::oom_killed:
     case State::thrashing:
+    case State::swapping:  // its tasks wait for their own pages to come back from swap
     case State::throttled: return COLOR_RED;
     case State::at_max:
     case State::reclaiming:
@@ -75,7 +76,7 @@ constexpr const char* kHelp[] = {
     "  h ?      this help (any key closes it)",
     "  q        quit",
     "",
-    "States, worst first: oom_killed throttled thrashing at_max reclaiming near_high unknown ok gone",
+    "States, worst first: oom_killed throttled thrashing swapping at_max reclaiming near_high unknown ok gone",
     "SLP/S: sleeps per second (high events / 17); SLEEP: one sleep at this usage;",
     ">MAX: time to memory.max at the measured growth; PSI: memory some/full avg10;",
     "RFLT/: refaults per second. Lines starting with D: tasks in state D, wchan.",
@@ -197,9 +198,9 @@ int run_interactive(std::span<const Row> first_rows, watch::Scanner* live, uint6
 
 int run_top(std::span<char*> args) {
   CLI::App app(
-      "A live view of a cgroup2 tree: which cgroups are throttled by memory.high, thrashing, at\n"
-      "memory.max or OOM-killed, worst first. Keys: s sort, / filter, p pause, h help, q quit.\n"
-      "Reads only. See docs/watch.md for the states and the columns.",
+      "A live view of a cgroup2 tree: which cgroups are throttled by memory.high, thrashing,\n"
+      "swapping, at memory.max or OOM-killed, worst first. Keys: s sort, / filter, p pause,\n"
+      "h help, q quit. Reads only. See docs/watch.md for the states and the columns.",
       "top");
   TreeFlags flags;
   add_tree_flags(app, flags);

@@ -21,7 +21,7 @@ namespace {
 
 struct Common {
   TranslateOutput out;
-  std::string working_set, alloc_rate;
+  std::string working_set, alloc_rate, host_swap;
 };
 
 struct Manager {
@@ -47,9 +47,13 @@ void add_common(CLI::App* sub, Common& c) {
   sub->add_flag("--json", c.out.json, "print JSON");
   sub->add_flag("--sources", c.out.sources, "print the source of each rule under it");
   sub->add_option("--working-set", c.working_set,
-                  "bytes the program holds: adds the verdict (fits, throttled, OOM kill)")
+                  "bytes the program holds: adds the verdict (fits, throttled, swaps, OOM kill)")
       ->check(size_validator({}));
   sub->add_option("--alloc-rate", c.alloc_rate, "bytes per second it allocates when unthrottled")
+      ->check(size_validator({}));
+  sub->add_option("--host-swap", c.host_swap,
+                  "swap the host can give the cgroup (disk or zram) for the verdict; default 0, a host "
+                  "without swap (kubelet: --swap-capacity)")
       ->check(size_validator({}));
   sub->add_option("--hz", c.out.hz, "CONFIG_HZ for the verdict (default 1000, the study's kernel)")
       ->check(whole_number(1, 10000))->check(CLI::IsMember({100, 250, 300, 1000}));
@@ -95,6 +99,7 @@ int run_translate(std::span<char*> args) {
   TranslateOutput& o = common.out;
   if (!common.working_set.empty()) o.working_set = limit_from(common.working_set, {}).bytes();
   if (!common.alloc_rate.empty()) o.alloc_rate = static_cast<double>(limit_from(common.alloc_rate, {}).bytes());
+  if (!common.host_swap.empty()) o.host_swap = limit_from(common.host_swap, {}).bytes();
   for (auto& [sub, run] : managers) {
     if (!sub->parsed()) continue;
     auto t = run(o);

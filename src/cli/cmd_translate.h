@@ -23,6 +23,7 @@ struct TranslateOutput {
   bool sources = false;                  // print each rule's source in the table
   std::optional<uint64_t> working_set;   // --working-set
   std::optional<double> alloc_rate;      // --alloc-rate, bytes/s
+  std::optional<uint64_t> host_swap;     // --host-swap (else the manager's own, e.g. the kubelet's node swap)
   uint32_t hz = 1000;                    // --hz (cgmem model's default, the study's kernel)
   uint64_t page_size = 4096;
 };

@@ -29,32 +29,51 @@ json assignment_json(const Assignment& a) {
           {"source", a.source}, {"caveats", a.caveats}};
 }
 
+json limit_json(const Limit& l) { return l.is_max() ? json("max") : json(l.bytes()); }
+
 json cost_json(const managers::BoundCost& b) {
   json out = {{"sleeps_per_batch", static_cast<int>(b.sleeps_per_batch)}, {"op_seconds", b.op_seconds}};
   if (b.slowdown > 0) out["slowdown"] = b.slowdown;
   if (b.seconds_to_kill) out["seconds_to_kill"] = *b.seconds_to_kill;
+  if (b.seconds_swap_fill) out["seconds_swap_fill"] = *b.seconds_swap_fill;
+  if (b.seconds_to_kill_is_lower_bound) out["seconds_to_kill_is_lower_bound"] = true;
   return out;
 }
 
+json swap_json(const managers::SwapVerdict& s) {
+  return {{"memory_swap_max", limit_json(s.swap_max)}, {"memory_swap_high", limit_json(s.swap_high)},
+          {"host_swap", s.host_swap},                  {"swap_allowed", s.allowed},
+          {"swapped", s.swapped},                      {"resident", s.resident},
+          {"swapped_share", s.swapped_share},          {"swap_sleep_ms", s.swap_sleep_ms}};
+}
+
 json verdict_json(const managers::Verdict& v) {
-  auto limit = [](const Limit& l) { return l.is_max() ? json("max") : json(l.bytes()); };
+  auto limit = limit_json;
   json out = {{"scope", v.scope},           {"verdict", v.kind},
               {"working_set", v.working_set}, {"memory_high", limit(v.high)},
               {"memory_max", limit(v.max)}, {"hz", v.hz},
               {"summary", v.summary}};
   if (v.sleep_start) out["sleep_start"] = *v.sleep_start;
+  if (v.oom_at) out["oom_at"] = *v.oom_at;
   if (v.kind == "throttled") out["sleep_ms"] = v.sleep_ms;
   if (v.kind != "fits") out["per_batch"] = cost_json(v.per_batch), out["per_page"] = cost_json(v.per_page);
   if (v.seconds_to_high) out["seconds_to_high"] = *v.seconds_to_high;
   if (v.seconds_to_max_unthrottled) out["seconds_to_max_unthrottled"] = *v.seconds_to_max_unthrottled;
+  if (v.seconds_to_oom_unthrottled) out["seconds_to_oom_unthrottled"] = *v.seconds_to_oom_unthrottled;
+  if (v.swap) out["swap"] = swap_json(*v.swap);
   return out;
+}
+
+// --host-swap, else the swap the manager's input names (the kubelet's node swap), else none.
+uint64_t host_swap(const managers::Translation& t, const TranslateOutput& o) {
+  return o.host_swap.value_or(t.host_swap.value_or(0));
 }
 
 std::vector<managers::Verdict> verdicts(const managers::Translation& t, const TranslateOutput& o) {
   std::vector<managers::Verdict> out;
   if (!o.working_set) return out;
   managers::VerdictInput in{.working_set = *o.working_set, .alloc_rate = o.alloc_rate, .hz = o.hz,
-                            .page_size = o.page_size};
+                            .page_size = o.page_size, .host_swap = host_swap(t, o)};
   for (const auto& scope : managers::scopes(t))
     if (auto v = managers::verdict(t, scope, in)) out.push_back(*v);
   return out;
@@ -82,31 +101,43 @@ void print_table(const managers::Translation& t, const TranslateOutput& o) {
   for (const auto& n : t.notes) fmt::print("note: {}\n", n);
 }
 
-std::string duration(double s) {
-  if (s < 1) return fmt::format("{:.1f} ms", s * 1000);
-  if (s < 120) return fmt::format("{:.2f} s", s);
-  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
-  return fmt::format("{:.1f} h", s / 3600);
+using managers::duration_text;
+
+std::string host_text(const managers::Translation& t, const TranslateOutput& o) {
+  uint64_t swap = host_swap(t, o);
+  if (swap == 0) return "for a host without swap (as the study's)";
+  return fmt::format("for a host with {} of swap{}", format_bytes(swap),
+                     o.host_swap ? "" : " (the node's, --swap-capacity; --host-swap for another)");
 }
 
-void print_verdicts(const std::vector<managers::Verdict>& vs, const TranslateOutput& o) {
+void print_swap(const managers::Verdict& v) {
+  if (!v.swap || v.swap->swapped == 0) return;
+  const auto& s = *v.swap;
+  fmt::print("    {:<22} {} of {} allowed ({:.1f}% of the working set); memory.current {}{}\n", "in swap:",
+             format_bytes(s.swapped), format_bytes(s.allowed), 100 * s.swapped_share, format_bytes(s.resident),
+             v.oom_at ? fmt::format("; OOM kill at {}", format_bytes(*v.oom_at)) : "");
+}
+
+void print_verdicts(const managers::Translation& t, const std::vector<managers::Verdict>& vs,
+                    const TranslateOutput& o) {
   if (!o.working_set) return;
-  fmt::print("\nverdict for a working set of {} at HZ={}{}, for a host without swap (as the study's):\n",
-             format_bytes(*o.working_set), o.hz,
-             o.hz == 1000 ? " (the default, the study's kernel; --hz for yours)" : "");
+  fmt::print("\nverdict for a working set of {} at HZ={}{}, {}:\n", format_bytes(*o.working_set), o.hz,
+             o.hz == 1000 ? " (the default, the study's kernel; --hz for yours)" : "", host_text(t, o));
   for (const auto& v : vs) {
     fmt::print("  {}: {}\n", v.scope, v.summary);
+    print_swap(v);
     if (v.kind == "throttled")
       for (const auto* b : {&v.per_batch, &v.per_page})
         fmt::print("    {:<22} {} per 256KiB allocation{}\n",
                    b->sleeps_per_batch == 1 ? "one sleep per batch:" : "one sleep per page:",
-                   duration(b->op_seconds),
+                   duration_text(b->op_seconds),
                    b->slowdown > 0 ? fmt::format(", {:.0f}x slower", b->slowdown) : "");
     if (v.kind == "oom" && v.per_batch.seconds_to_kill)
       for (const auto* b : {&v.per_batch, &v.per_page})
-        fmt::print("    {:<22} killed {} after reaching memory.high\n",
+        fmt::print("    {:<22} killed {}{} after reaching memory.{}\n",
                    b->sleeps_per_batch == 1 ? "one sleep per batch:" : "one sleep per page:",
-                   duration(*b->seconds_to_kill));
+                   b->seconds_to_kill_is_lower_bound ? "at least " : "", duration_text(*b->seconds_to_kill),
+                   !v.high.is_max() && (v.max.is_max() || v.high < v.max) ? "high" : "max");
   }
   if (vs.empty()) fmt::print("  no scope has memory.high or memory.max\n");
 }
@@ -117,7 +148,7 @@ void print_translation(const managers::Translation& t, const TranslateOutput& o)
   auto vs = verdicts(t, o);
   if (o.json) {
     json out = {{"manager", t.manager}, {"page_size", o.page_size}, {"notes", t.notes}};
-    if (o.working_set) out["verdict_assumes_no_swap"] = true;
+    if (o.working_set) out["verdict_assumes_no_swap"] = host_swap(t, o) == 0, out["host_swap"] = host_swap(t, o);
     out["assignments"] = json::array();
     for (const auto& a : t.assignments) out["assignments"].push_back(assignment_json(a));
     if (o.working_set) {
@@ -128,7 +159,7 @@ void print_translation(const managers::Translation& t, const TranslateOutput& o)
     return;
   }
   print_table(t, o);
-  print_verdicts(vs, o);
+  print_verdicts(t, vs, o);
 }
 
 }  // namespace cgmem::cli

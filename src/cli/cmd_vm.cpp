@@ -77,7 +77,12 @@ int run_vm(std::span<char*> args) {
   app.add_option("--mem", mem, "guest RAM")->check(size_validator({}))->capture_default_str();
   app.add_option("--cpus", options.cpus, "guest CPUs")->check(whole_number(1, 64))->capture_default_str();
   app.add_option("--disk", disk, "size of the ext4 run disk")->check(size_validator({}))->capture_default_str();
-  app.add_option("--swap", swap, "swap in the guest (zram), 0 for none")->check(size_validator({}))->capture_default_str();
+  app.add_option("--swap", swap, "swap in the guest, 0 for none")->check(size_validator({}))->capture_default_str();
+  app.add_option("--swap-kind", options.swap_kind,
+                 "zram, or disk (a swap file on the run disk); default: zram where the kernel has it")
+      ->check(CLI::IsMember({"disk", "zram"}));
+  app.add_flag("--zswap", options.zswap,
+               "zswap in front of a disk swap (a kernel with CONFIG_ZSWAP: cgmem's own; docs/vm.md)");
   app.add_option("--timeout", timeout, "seconds before QEMU is stopped")->check(whole_number(1, 86400))->capture_default_str();
   app.add_flag("--keep", options.keep, "keep the initramfs and disk image");
   app.add_option("--kernel", options.kernel,

@@ -152,9 +152,9 @@ int watch_live(const TreeSetup& setup, unsigned count, bool events, const Output
 int run_watch(std::span<char*> args) {
   CLI::App app(
       "Watch a cgroup2 tree: every interval, which cgroups are throttled by memory.high, thrashing,\n"
-      "at memory.max or OOM-killed, with the counters that show it and the model's forecast (time\n"
-      "to memory.max, one sleep's length). Reads only; never writes a cgroup file. Without --json,\n"
-      "prints a line for each cgroup that is not ok. See docs/watch.md.",
+      "swapping, at memory.max or OOM-killed, with the counters that show it and the model's\n"
+      "forecast (time to memory.max, one sleep's length). Reads only; never writes a cgroup file.\n"
+      "Without --json, prints a line for each cgroup that is not ok. See docs/watch.md.",
       "watch");
   TreeFlags flags;
   add_tree_flags(app, flags);

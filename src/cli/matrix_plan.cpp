@@ -45,10 +45,21 @@ std::vector<CheckedRun> check_runs(const MatrixFlags& f, const lab::MatrixSpec& 
   return out;
 }
 
-bool sets_swap_max(const lab::MatrixSpec& spec) {
-  auto has = [](const lab::RunFlags& flags) { return flags.contains("swap_max") && !flags.at("swap_max").empty(); };
-  return has(spec.defaults) || std::any_of(spec.configs.begin(), spec.configs.end(), [&](auto& c) { return has(c.flags); }) ||
-         std::any_of(spec.workloads.begin(), spec.workloads.end(), [&](auto& w) { return has(w.flags); });
+// The sessions whose runs set swap_max or swap_high while the guest has no
+// swap (no entry swap, no --vm-swap): "" stands for a spec of one kernel or none.
+std::vector<std::string> swap_runs_without_swap(const MatrixFlags& f, const lab::MatrixSpec& spec) {
+  std::vector<std::string> out;
+  if (f.vm_swap != "0") return out;
+  for (const auto& run : lab::plan_all(spec, {})) {
+    const lab::KernelSpec* k = run.kernel.empty() ? nullptr : lab::find_kernel(spec, run.kernel);
+    if (k && !k->swap.empty() && k->swap != "0") continue;
+    bool sets = false;
+    for (const char* key : {"swap_max", "swap_high"})
+      sets |= run.flags.contains(key) && !run.flags.at(key).empty();
+    std::string label = spec.kernels.size() > 1 ? run.kernel : "";
+    if (sets && std::find(out.begin(), out.end(), label) == out.end()) out.push_back(label);
+  }
+  return out;
 }
 
 nlohmann::json plan_json(const lab::MatrixSpec& spec, const PlanTarget& t, const std::vector<CheckedRun>& runs,
@@ -107,8 +118,11 @@ PlanTarget guest_target(const MatrixFlags& f, const lab::MatrixSpec& spec, std::
     if (auto choice = kernel::resolve_kernel(k.name); !choice)
       t.notes.push_back(spec.kernels.size() == 1 ? choice.error().message()
                                                  : fmt::format("kernel {}: {}", k.label, choice.error().message()));
-  if (f.vm_swap == "0" && sets_swap_max(spec))
-    t.notes.push_back("the spec sets swap_max and the guest has no swap: pass --vm-swap SIZE (docs/matrix.md)");
+  for (const auto& label : swap_runs_without_swap(f, spec))
+    t.notes.push_back(fmt::format("{}runs set swap_max or swap_high and the guest has no swap: pass --vm-swap SIZE{} "
+                                  "(docs/matrix.md)",
+                                  label.empty() ? "" : "kernel " + label + ": ",
+                                  label.empty() ? "" : ", or swap = \"SIZE\" in its [[kernels]] entry"));
   return t;
 }
 

@@ -106,6 +106,7 @@ std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpe
   if (!f.order.empty()) inner.insert(inner.end(), {"--order", f.order});
   if (f.seed) inner.insert(inner.end(), {"--seed", std::to_string(*f.seed)});
   if (f.json) inner.push_back("--json");
+  if (f.trace) inner.push_back("--trace");
   // The guest reads the spec again: it takes the same --kernel over the
   // spec's kernels, and runs this session's kernel's runs.
   if (!f.kernel.empty()) inner.insert(inner.end(), {"--kernel", f.kernel});
@@ -113,7 +114,11 @@ std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpe
   // The --file options go first: CLI11 2.1 lets an inner `--out` after `--`
   // reach `cgmem vm` when the last option before `--` takes many values.
   vm.insert(vm.end(), {"--out", vm_out, "--timeout", std::to_string(timeout_s), "--mem", f.vm_mem, "--disk", "2G"});
-  if (f.vm_swap != "0") vm.insert(vm.end(), {"--swap", f.vm_swap});
+  // The session's own swap (its [[kernels]] entry) over --vm-swap.
+  std::string swap = kernel && !kernel->swap.empty() ? kernel->swap : f.vm_swap;
+  if (swap != "0") vm.insert(vm.end(), {"--swap", swap});
+  if (kernel && !kernel->swap_kind.empty()) vm.insert(vm.end(), {"--swap-kind", kernel->swap_kind});
+  if (kernel && kernel->zswap) vm.push_back("--zswap");
   std::string name = !f.kernel.empty() ? f.kernel : kernel ? kernel->name : "";
   if (!name.empty()) vm.insert(vm.end(), {"--kernel", name});
   if (kernel && kernel->stock_slots) vm.insert(vm.end(), {"--stock-slots", std::to_string(*kernel->stock_slots)});

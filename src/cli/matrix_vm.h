@@ -13,6 +13,7 @@ struct MatrixFlags {
   std::string spec, out, claim, from;
   bool resume = false, vm = false, native = false, json = false, progress_lines = false;
   bool plan = false;  // --plan: check every run as `cgmem run` would, run nothing
+  bool trace = false;  // --trace: every run with `cgmem run --trace`, over the spec's trace keys
   std::optional<int> reps;
   std::string order;
   std::optional<uint64_t> seed;

@@ -52,6 +52,7 @@ void add_run_flags(CLI::App& app, RunRequest& request) {
   limit_flag(app, "--low", o.low, "memory.low");
   limit_flag(app, "--min", o.min, "memory.min");
   limit_flag(app, "--swap-max", o.swap_max, "memory.swap.max");
+  limit_flag(app, "--swap-high", o.swap_high, "memory.swap.high (its throttle adds to memory.high's; docs/model.md)");
   app.add_option_function<unsigned>("--high-throttle", [&o](unsigned shift) { o.high_throttle = shift; },
                                     "memory.high.throttle, the RFC's shift 0..32 (a kernel with its patch)")
       ->check(CLI::Range(0u, 32u));
@@ -83,6 +84,9 @@ void add_run_flags(CLI::App& app, RunRequest& request) {
             return parsed ? std::string() : parsed.error().message();
           },
           "DURATION"));
+  app.add_flag("--trace", o.trace,
+               "record the kernel's charge-stock drains and each throttle's reclaim, penalty and sleep into "
+               "trace.jsonl (cgmem's own kernel, built with --patch memcg-trace: docs/kernel.md)");
   app.add_flag("--quiet", o.quiet, "no progress line on stderr");
   app.add_flag("--force", o.force, "allow memory.max/high below 1MiB or above RAM");
   app.add_flag("--json", request.json, "print outcome.json (with run_dir) instead of a table");

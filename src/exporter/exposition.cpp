@@ -86,6 +86,8 @@ constexpr Family kFamilies[] = {
      [](Out& o, const Row& r) { if (r.sample.has(File::swap_current)) o.value(r.sample.swap_current); }},
     {"cgmem_memory_swap_max_bytes", Kind::gauge, "bytes", "memory.swap.max: the swap limit (+Inf: max).", 1,
      [](Out& o, const Row& r) { if (r.sample.has(File::swap_max)) o.value(limit_value(r.sample.swap_max)); }},
+    {"cgmem_memory_swap_high_bytes", Kind::gauge, "bytes", "memory.swap.high: the swap throttle limit (+Inf: max).", 1,
+     [](Out& o, const Row& r) { if (r.sample.has(File::swap_high)) o.value(limit_value(r.sample.swap_high)); }},
     {"cgmem_memory_anon_bytes", Kind::gauge, "bytes", "memory.stat anon: anonymous memory.", 1,
      [](Out& o, const Row& r) { if (r.sample.has(File::stat)) o.value(r.sample.anon); }},
     {"cgmem_memory_file_bytes", Kind::gauge, "bytes", "memory.stat file: page cache.", 1,
@@ -100,6 +102,12 @@ constexpr Family kFamilies[] = {
      [](Out& o, const Row& r) { if (r.sample.has(File::events)) o.value(r.sample.events.oom_kill); }},
     {"cgmem_memory_events_oom_group_kill", Kind::counter, "", "memory.events oom_group_kill (hierarchical): whole-cgroup kills (memory.oom.group).", 1,
      [](Out& o, const Row& r) { if (r.sample.has(File::events)) o.value(r.sample.events.oom_group_kill); }},
+    {"cgmem_memory_swap_events_high", Kind::counter, "", "memory.swap.events high (hierarchical): passes over memory.swap.high, 17 per throttle sleep.", 1,
+     [](Out& o, const Row& r) { if (r.sample.has(File::swap_events)) o.value(r.sample.swap_events.high); }},
+    {"cgmem_memory_swap_events_max", Kind::counter, "", "memory.swap.events max (hierarchical): swap-outs refused at memory.swap.max.", 1,
+     [](Out& o, const Row& r) { if (r.sample.has(File::swap_events)) o.value(r.sample.swap_events.max); }},
+    {"cgmem_memory_swap_events_fail", Kind::counter, "", "memory.swap.events fail (hierarchical): swap-outs that failed (memory.swap.max, or no swap slot).", 1,
+     [](Out& o, const Row& r) { if (r.sample.has(File::swap_events)) o.value(r.sample.swap_events.fail); }},
     {"cgmem_memory_pressure_some_seconds", Kind::counter, "seconds", "memory.pressure some total: time some task stalled on memory.", 1,
      [](Out& o, const Row& r) { if (r.sample.has(File::memory_pressure)) o.value(double(r.sample.memory.some_usec) / kUsec); }},
     {"cgmem_memory_pressure_full_seconds", Kind::counter, "seconds", "memory.pressure full total: time all tasks stalled on memory.", 1,
@@ -122,17 +130,23 @@ constexpr Family kFamilies[] = {
          if (watch::State(s) != watch::State::gone)
            o.value("state", watch::state_name(watch::State(s)), r.state == watch::State(s) ? 1.0 : 0.0);
      }},
-    {"cgmem_throttle_sleeps_per_second", Kind::gauge, "", "Throttle sleeps per second over the last scan interval (memory.events.local high rise / 17).", 1,
+    {"cgmem_throttle_sleeps_per_second", Kind::gauge, "", "Throttle sleeps per second over the last scan interval (memory.events.local high rise, or memory.swap.events high rise when larger, / 17).", 1,
      [](Out& o, const Row& r) { if (r.rates.dt_s > 0) o.value(r.rates.sleeps_per_s); }},
-    {"cgmem_throttle_sleep_seconds", Kind::gauge, "seconds", "One throttle sleep at this usage, the kernel's formula on the timer wheel (only over memory.high).", 1,
+    {"cgmem_throttle_sleep_seconds", Kind::gauge, "seconds", "One throttle sleep at this usage, the kernel's formula on the timer wheel: the memory and swap terms added, then clamped to 2 * HZ (only over memory.high or memory.swap.high).", 1,
      [](Out& o, const Row& r) { if (r.forecast.valid) o.value(r.forecast.sleep_wheel_s); }},
-    {"cgmem_throttle_regime", Kind::gauge, "", "How often a task sleeps: once per 64-page charge batch or once per page (1 for the regime measured; only over memory.high).", 3,
+    {"cgmem_throttle_delay_seconds", Kind::gauge, "seconds", "The two terms of one throttle sleep before the clamp: memory.current over memory.high and memory.swap.current over memory.swap.high (only over either).", 2,
+     [](Out& o, const Row& r) {
+       if (!r.forecast.valid) return;
+       o.value("term", "memory", r.forecast.memory_delay_ms / 1e3);
+       o.value("term", "swap", r.forecast.swap_delay_ms / 1e3);
+     }},
+    {"cgmem_throttle_regime", Kind::gauge, "", "How often a task sleeps: once per 64-page charge batch or once per page (1 for the regime measured; only over memory.high or memory.swap.high).", 3,
      [](Out& o, const Row& r) {
        if (!r.forecast.valid) return;
        for (auto regime : {watch::Regime::unknown, watch::Regime::per_batch, watch::Regime::per_page})
          o.value("regime", watch::regime_name(regime), r.forecast.regime == regime ? 1.0 : 0.0);
      }},
-    {"cgmem_memory_max_eta_seconds", Kind::gauge, "seconds", "Projected time to reach memory.max: at the measured growth, and the model's bounds at one sleep per batch and per page.", 3,
+    {"cgmem_memory_max_eta_seconds", Kind::gauge, "seconds", "Projected time to reach memory.max: at the measured growth, and the model's bounds at one sleep per batch and per page (memory term only: left out over memory.swap.high).", 3,
      [](Out& o, const Row& r) {
        const watch::Forecast& f = r.forecast;
        if (f.max_eta_s) o.value("basis", "measured", *f.max_eta_s);
@@ -141,7 +155,7 @@ constexpr Family kFamilies[] = {
      }},
     {"cgmem_tasks_in_d", Kind::gauge, "", "Tasks of the cgroup in state D (read only while the cgroup shows pressure).", 1,
      [](Out& o, const Row& r) { if (r.tasks.read) o.value(uint64_t(r.tasks.in_d)); }},
-    {"cgmem_tasks_over_high", Kind::gauge, "", "Tasks asleep in mem_cgroup_handle_over_high: throttled by memory.high (read only while the cgroup shows pressure).", 1,
+    {"cgmem_tasks_over_high", Kind::gauge, "", "Tasks asleep in mem_cgroup_handle_over_high: throttled by memory.high or memory.swap.high (read only while the cgroup shows pressure).", 1,
      [](Out& o, const Row& r) { if (r.tasks.read) o.value(uint64_t(r.tasks.over_high)); }},
 };
 

@@ -52,6 +52,23 @@ std::optional<double> episode(bool in, double& since, double& seen, double now, 
   return now - since;
 }
 
+// memory.swap.current over memory.swap.high: the kernel adds the swap term to
+// the sleep (mm/memcontrol.c, mem_cgroup_handle_over_high), so the cgroup is
+// throttled even under memory.high.
+bool over_swap_high(const Row& row) { return row.reasons & watch::kOverSwapHigh; }
+
+bool over_memory_high(const watch::Sample& s) { return !s.high.is_max() && s.current > s.high.bytes(); }
+
+// "memory.current A over memory.high B", and/or the same of swap where its term applies.
+std::string over_limits(const Row& row) {
+  const watch::Sample& s = row.sample;
+  std::string memory = fmt::format("memory.current {} over memory.high {}", format_bytes(s.current), format_limit(s.high));
+  if (!over_swap_high(row)) return memory;
+  std::string swap = fmt::format("memory.swap.current {} over memory.swap.high {}", format_bytes(s.swap_current),
+                                 format_limit(s.swap_high));
+  return over_memory_high(s) ? memory + " and " + swap : swap;
+}
+
 uint64_t raised(const RaiseHigh& r, uint64_t high) {
   uint64_t step = r.step_bytes ? r.step_bytes : uint64_t(double(high) * r.step_percent / 100);
   return high > UINT64_MAX - step ? UINT64_MAX : high + std::max<uint64_t>(step, 1);
@@ -83,7 +100,10 @@ std::optional<Decision> Guard::decide(const Rule& rule, const Row& row, Track& t
   auto throttled = episode(row.state == State::throttled, t.throttled_since, t.throttled_seen, now, row, &started);
   // Growth below memory.high was never throttled: a program that fits and
   // crossed it within the first interval has grown only what lies above.
-  if (started) t.rise_from = s.high.is_max() ? previous_current(row) : std::max(previous_current(row), s.high.bytes());
+  // Over memory.swap.high it was: the swap term puts it to sleep anywhere.
+  if (started)
+    t.rise_from = s.high.is_max() || over_swap_high(row) ? previous_current(row)
+                                                         : std::max(previous_current(row), s.high.bytes());
   auto thrash = episode(row.state == State::thrashing, t.thrash_since, t.thrash_seen, now, row);
   d.evidence.throttled_s = throttled;
   d.evidence.thrash_s = thrash;
@@ -104,20 +124,21 @@ std::optional<Decision> Guard::decide(const Rule& rule, const Row& row, Track& t
                                                           : double(s.max.bytes() - s.current) / growth;
       }
       if (c.throttled_for_s && throttled && *throttled >= *c.throttled_for_s) {
-        d.why = fmt::format("throttled for {} (rule: {}), memory.current {} over memory.high {}", seconds(*throttled),
-                            seconds(*c.throttled_for_s), format_bytes(s.current), format_limit(s.high));
+        d.why = fmt::format("throttled for {} (rule: {}), {}", seconds(*throttled), seconds(*c.throttled_for_s),
+                            over_limits(row));
       } else if (c.eta_over_s && d.evidence.rise && *d.evidence.rise >= c.min_rise && d.evidence.eta_s &&
                  *d.evidence.eta_s > *c.eta_over_s) {
-        d.why = fmt::format("grew {} in {} over memory.high: memory.max {} at that rate (rule: over {}): it will crawl",
+        d.why = fmt::format("grew {} in {} over {}: memory.max {} at that rate (rule: over {}): it will crawl",
                             format_bytes(*d.evidence.rise), seconds(*throttled),
+                            over_swap_high(row) && !over_memory_high(s) ? "memory.swap.high" : "memory.high",
                             s.max.is_max() ? "never" : "in " + seconds(*d.evidence.eta_s), seconds(*c.eta_over_s));
       } else if (c.thrash_for_s && thrash && *thrash >= *c.thrash_for_s) {
-        d.why = fmt::format("thrashing for {} (rule: {}): refaults {:.0f} pages/s, io PSI some {:.0f}%, memory PSI some {:.0f}%",
-                            seconds(*thrash), seconds(*c.thrash_for_s), row.rates.refaults_per_s,
+        d.why = fmt::format("thrashing for {} (rule: {}): file refaults {:.0f} pages/s, io PSI some {:.0f}%, memory PSI some {:.0f}%",
+                            seconds(*thrash), seconds(*c.thrash_for_s), row.rates.refault_file_per_s,
                             row.rates.io_some * 100, row.rates.memory_some * 100);
       } else if (rule.action == Action::report && !c.any() &&
-                 (row.state == State::throttled || row.state == State::thrashing || row.state == State::at_max ||
-                  row.state == State::oom_killed)) {
+                 (row.state == State::throttled || row.state == State::thrashing || row.state == State::swapping ||
+                  row.state == State::at_max || row.state == State::oom_killed)) {
         d.why = fmt::format("{}", watch::state_name(row.state));
       } else {
         return std::nullopt;
@@ -126,6 +147,10 @@ std::optional<Decision> Guard::decide(const Rule& rule, const Row& row, Track& t
     }
     case Action::emulate_shift: {
       if (now < t.quiet_until) return std::nullopt;
+      // The emulation has the memory term only (src/model's growth has no
+      // swap level); an interval the swap term throttles under memory.high
+      // is not the program's own pace either.
+      if (over_swap_high(row) && !over_memory_high(s)) return std::nullopt;
       auto verdict = step(t.emulation, rule.shift, previous_current(row), s.current, row.rates.dt_s,
                           row.rates.rise.high, s.high, s.max, kernel_);
       if (!verdict) return std::nullopt;
@@ -159,6 +184,8 @@ std::optional<Decision> Guard::decide(const Rule& rule, const Row& row, Track& t
       }
       t.under_since = -1;
       if (!throttled || *throttled < c.throttled_for_s.value_or(0) || now < t.next_raise) return std::nullopt;
+      // Throttled by the swap term alone: a higher memory.high would not end it.
+      if (over_swap_high(row) && !over_memory_high(s)) return std::nullopt;
       Limit ceiling = rule.raise.ceiling ? Limit::of(*rule.raise.ceiling) : s.max;
       if (ceiling.is_max()) return std::nullopt;  // no ceiling given and no memory.max: never raise
       uint64_t target = std::min(raised(rule.raise, high), ceiling.bytes());

@@ -20,6 +20,12 @@ nlohmann::json host_facts_json(const HostFacts& facts) {
                      {"used_bytes", swap.used_bytes},
                      {"priority", swap.priority}});
   }
+  nlohmann::json zswap_settings = nullptr;
+  if (const auto& z = facts.zswap_settings)
+    zswap_settings = {{"enabled", z->enabled}, {"compressor", z->compressor}, {"zpool", z->zpool},
+                      {"max_pool_percent", or_null(z->max_pool_percent)},
+                      {"accept_threshold_percent", or_null(z->accept_threshold_percent)},
+                      {"shrinker_enabled", or_null(z->shrinker_enabled)}};
   return {
       {"kernel", facts.kernel},
       {"hz", or_null(facts.hz)},
@@ -33,6 +39,10 @@ nlohmann::json host_facts_json(const HostFacts& facts) {
       {"swap_total_bytes", facts.swap_total_bytes},
       {"swaps", swaps},
       {"zswap", or_null(facts.zswap)},
+      {"swap_kind", facts.swap_kind},
+      {"swap_setting", facts.swap_setting},
+      {"zswap_settings", zswap_settings},
+      {"swappiness", or_null(facts.swappiness)},
       {"thp", facts.thp.empty() ? nlohmann::json(nullptr) : nlohmann::json(facts.thp)},
       {"psi", facts.psi},
       {"virtualized", or_null(facts.virtualized)},

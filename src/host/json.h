@@ -12,7 +12,8 @@ namespace cgmem::host {
 // unknown), stock_slots_source ("parameter", "version", "unknown"),
 // kernel_patches, page_size, cpus,
 // mem_total_bytes, swap_total_bytes, swaps [{name, type, size_bytes,
-// used_bytes, priority}], zswap (null when no module), thp, psi,
+// used_bytes, priority}], zswap (null when no module), swap_kind, swap_setting,
+// zswap_settings, swappiness (host/swap.h), thp, psi,
 // cgroup2_mount (null when none), cgroup2_controllers, cgroup2_enabled,
 // memory_v1_mount, own_cgroup, own_controllers, memory_controller_usable,
 // memory_reason, way_out (null when usable).

@@ -6,6 +6,7 @@
 
 #include "host/cgroups.h"
 #include "host/rules.h"
+#include "host/swap.h"
 #include "model/kernel_rules.h"
 #include "cgroup/pressure.h"
 #include "cgroup/reader.h"
@@ -61,6 +62,10 @@ std::vector<std::string> release_patches(std::string_view release) {
   bool slots_upstream = model::version_stock_slots(release) == model::kMaxStockSlots;
   // One suffix per patch, in the order they are applied (src/kernel/inputs.h).
   std::vector<std::string> patches;
+  if (name.ends_with("-trace")) {
+    name.remove_suffix(6);
+    patches.emplace_back("memcg-trace");
+  }
   if (name.ends_with("-slots")) {
     name.remove_suffix(6);
     if (!slots_upstream) patches.insert(patches.begin(), "memcg-stock-slots");
@@ -176,6 +181,7 @@ HostFacts probe_host(const HostRoots& roots) {
     std::string_view value = trim(*zswap);
     facts.zswap = value == "Y" || value == "1";
   }
+  probe_swap(roots, facts);
   facts.thp = chosen_word(read_or_empty(roots.sys + "/kernel/mm/transparent_hugepage/enabled"));
   facts.psi = cgroup::parse_pressure(read_or_empty(roots.proc + "/pressure/memory"), "memory").has_value();
   facts.virtualized = virtualization(read_or_empty(roots.proc + "/cmdline"), read_or_empty(roots.proc + "/cpuinfo"));

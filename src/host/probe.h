@@ -33,6 +33,15 @@ struct SwapDevice {
   int priority = 0;
 };
 
+// zswap's module parameters (SYS/module/zswap/parameters), as the kernel
+// shows them; an unreadable one stays empty.
+struct ZswapSettings {
+  bool enabled = false;
+  std::string compressor, zpool;
+  std::optional<unsigned> max_pool_percent, accept_threshold_percent;
+  std::optional<bool> shrinker_enabled;  // 6.8+
+};
+
 struct HostFacts {
   std::string kernel;                 // "6.12.117+deb12-cloud-amd64"; "" when unreadable
   std::optional<unsigned> hz;         // CONFIG_HZ
@@ -55,6 +64,13 @@ struct HostFacts {
   std::vector<SwapDevice> swaps;
   uint64_t swap_total_bytes = 0;
   std::optional<bool> zswap;          // nullopt: no zswap module
+  // The swap behind the limits (host/swap.h): the devices' kind ("none",
+  // "disk", "zram", "zram+disk"), the setting a run is reported by ("zswap"
+  // for zswap on in front of a disk swap, else the kind), zswap's
+  // parameters and vm.swappiness.
+  std::string swap_kind = "none", swap_setting = "none";
+  std::optional<ZswapSettings> zswap_settings;
+  std::optional<unsigned> swappiness;
   std::string thp;                    // "always", "madvise", "never"; "" when unknown
   bool psi = false;                   // PROC/pressure/memory readable and well formed
   // "kvm" or "tcg": cgmem's own VM (cgmem.accel= on the kernel command

@@ -21,6 +21,7 @@ struct KnownPatch {
 constexpr KnownPatch kPatches[] = {
     {kThrottlePatch, "-throttle", throttle_patch},
     {kSlotsPatch, "-slots", slots_patch},
+    {kTracePatch, "-trace", trace_patch},
 };
 
 const KnownPatch* known(std::string_view name) {
@@ -56,6 +57,10 @@ Result<std::vector<std::string>> ordered_patches(const std::vector<std::string>&
   std::vector<std::string> out;
   for (const auto& p : kPatches)
     if (std::ranges::find(patches, p.name) != patches.end()) out.emplace_back(p.name);
+  auto has = [&](std::string_view name) { return std::ranges::find(out, name) != out.end(); };
+  if (has(kTracePatch) && !(has(kThrottlePatch) && has(kSlotsPatch)))
+    return fail(fmt::format("--patch {} needs --patch {} and --patch {}", kTracePatch, kThrottlePatch, kSlotsPatch),
+                {}, "its events hook into the throttle's shift and the stock slots' drains");
   return out;
 }
 

@@ -5,9 +5,10 @@
 // configured from kernel/config/lab.config (compiled into cgmem, so an
 // installed cgmem needs no source tree) on top of `make tinyconfig`, with the
 // HZ chosen and the patches asked for (--patch, from kernel/patches/) applied
-// in one fixed order: memory-high-throttle, then memcg-stock-slots. The name
-// says what a user asked for: "hz1000", "hz1000-throttle", "hz1000-slots",
-// "hz1000-throttle-slots" (one suffix per patch, in that order); a kernel
+// in one fixed order: memory-high-throttle, memcg-stock-slots, then
+// memcg-trace (which needs both). The name says what a user asked for:
+// "hz1000", "hz1000-throttle", "hz1000-slots", "hz1000-throttle-slots-trace"
+// (one suffix per patch, in that order); a kernel
 // from --source is prefixed with its version from the tree's Makefile
 // ("6.16.3-hz1000"). The key is the first 12 hex digits of a SHA-256 over the
 // source's identity, the whole fragment (HZ and CONFIG_LOCALVERSION included)
@@ -30,9 +31,12 @@ inline constexpr int kHzChoices[] = {100, 250, 300, 1000};
 // The patches cgmem knows, in the order they are applied:
 // the RFC "memory.high.throttle", ported to 6.12; and 6.16's per-CPU charge
 // stock of several memcgs, ported to 6.12 with its slot count a boot
-// parameter (memcontrol.stock_slots=1..7, default 1).
+// parameter (memcontrol.stock_slots=1..7, default 1); and trace events of
+// that stock's drains and of each throttle's reclaim, penalty and sleep
+// (events/memcg/ in tracefs), which hook into the other two.
 inline constexpr std::string_view kThrottlePatch = "memory-high-throttle";
 inline constexpr std::string_view kSlotsPatch = "memcg-stock-slots";
+inline constexpr std::string_view kTracePatch = "memcg-trace";
 
 // The source tarball of Debian's linux-source-6.12 package.
 inline constexpr const char* kSourcePackage = "linux-source-6.12";
@@ -53,13 +57,13 @@ struct BuildInputs {
 };
 
 // The patches in the order they are applied, each once; an error names an
-// unknown one and the known ones.
+// unknown one and the known ones, or memcg-trace without both others.
 Result<std::vector<std::string>> ordered_patches(const std::vector<std::string>& patches);
 
-// The name's suffix of a patch: "-throttle", "-slots".
+// The name's suffix of a patch: "-throttle", "-slots", "-trace".
 std::string_view patch_suffix(std::string_view patch);
 
-// "hz1000", "hz1000-throttle-slots", "6.16.3-hz1000".
+// "hz1000", "hz1000-throttle-slots-trace", "6.16.3-hz1000".
 std::string kernel_name(const BuildInputs& inputs);
 
 // The inputs a name stands for ("hz250-throttle" -> 250 + the patch,
@@ -84,6 +88,7 @@ std::vector<std::string> patch_names();
 std::string_view lab_config();
 std::string_view throttle_patch();
 std::string_view slots_patch();
+std::string_view trace_patch();
 
 // The cache key: 12 hex digits of SHA-256(source.version, fragment, each
 // patch's text in order).

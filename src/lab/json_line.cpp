@@ -6,7 +6,7 @@
 namespace cgmem::lab {
 
 void JsonLine::raw(std::string_view text) {
-  if (overflow_) return;
+  if (overflow_ || text.empty()) return;  // an empty view may have no data pointer, which memcpy may not take
   if (text.size() > buf_.size() - len_) {
     overflow_ = true;
     return;

@@ -18,9 +18,13 @@ void format_op_line(const OpRecord& r, JsonLine& line) {
       .field(op_key::kHighBefore, r.before.high)
       .field(op_key::kHighAfter, r.after.high)
       .field(op_key::kMaxBefore, r.before.max)
-      .field(op_key::kMaxAfter, r.after.max)
-      .close()
-      .newline();
+      .field(op_key::kMaxAfter, r.after.max);
+  if (r.before.has_swap && r.after.has_swap)
+    line.field(op_key::kSwapBefore, r.before.swap)
+        .field(op_key::kSwapAfter, r.after.swap)
+        .field(op_key::kSwapHighBefore, r.before.swap_high)
+        .field(op_key::kSwapHighAfter, r.after.swap_high);
+  line.close().newline();
 }
 
 }  // namespace cgmem::lab

@@ -27,6 +27,14 @@ Result<cgroup::FileReader> open_reader(const std::string& dir, const char* name)
   return reader;
 }
 
+// A swap device in /proc/swaps (its first line is the header).
+bool host_has_swap() {
+  auto text = cgroup::read_text("/proc/swaps");
+  if (!text) return false;
+  size_t header = text->find('\n');
+  return header != std::string::npos && text->find_first_not_of(" \n", header) != std::string::npos;
+}
+
 }  // namespace
 
 Result<std::string> cgroup2_mount() {
@@ -56,6 +64,14 @@ Result<OwnCounters> OwnCounters::open(const std::string& dir, bool writable_high
   auto events = open_reader(dir, cgroup::files::kMemoryEvents);
   if (!events) return std::unexpected(events.error());
   counters.events_.emplace(std::move(*events));
+  if (host_has_swap()) {
+    auto swap = cgroup::FileReader::open(dir + "/" + cgroup::files::kMemorySwapCurrent);
+    auto swap_events = cgroup::FileReader::open(dir + "/" + cgroup::files::kMemorySwapEvents);
+    if (swap && swap_events) {
+      counters.swap_current_.emplace(std::move(*swap));
+      counters.swap_events_.emplace(std::move(*swap_events));
+    }
+  }
   if (writable_high) {
     std::string path = dir + "/" + cgroup::files::kMemoryHigh;
     counters.high_fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -78,6 +94,18 @@ Result<Counters> OwnCounters::read() {
   if (!high || !max) return fail("memory.events has no high or max counter", events_->path());
   out.high = *high;
   out.max = *max;
+  if (!swap_current_) return out;
+  auto swap = swap_current_->read_raw(buffer_);
+  if (!swap) return sys_error("read", swap_current_->path());
+  auto swap_value = cgroup::parse_memory_current(*swap);
+  if (!swap_value) return fail("memory.swap.current is not a number", swap_current_->path());
+  auto swap_events = swap_events_->read_raw(buffer_);
+  if (!swap_events) return sys_error("read", swap_events_->path());
+  auto swap_high = cgroup::flat_value(*swap_events, "high");
+  if (!swap_high) return fail("memory.swap.events has no high counter", swap_events_->path());
+  out.has_swap = true;
+  out.swap = *swap_value;
+  out.swap_high = *swap_high;
   return out;
 }
 

@@ -27,6 +27,7 @@
 #include "lab/run_dir.h"
 #include "lab/sampler.h"
 #include "run_format/run_format.h"
+#include "trace/tracer.h"
 
 namespace cgmem::lab {
 namespace {
@@ -115,6 +116,7 @@ class Experiment {
   Result<void> set_high_throttle();
   Result<void> set_io_limits();
   Result<void> write_meta();
+  Result<void> start_trace();
   Result<void> start();
   void loop();
   void end_loop(uint64_t now, Progress& progress, bool kill);
@@ -145,6 +147,8 @@ class Experiment {
   std::optional<LoadPipe> load_pipe_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<KernelLog> kmsg_;
+  Fd trace_fd_;
+  std::unique_ptr<trace::Tracer> tracer_;  // --trace
   pid_t workload_ = -1, load_ = -1;
   std::vector<pid_t> neighbours_;
   struct {
@@ -220,7 +224,8 @@ Result<void> Experiment::set_limits() {
                       {files::kMemoryLow, "low", o_.low},
                       {files::kMemoryHigh, "high", o_.high},
                       {files::kMemoryMax, "max", o_.max},
-                      {files::kMemorySwapMax, "swap_max", o_.swap_max}};
+                      {files::kMemorySwapMax, "swap_max", o_.swap_max},
+                      {files::kMemorySwapHigh, "swap_high", o_.swap_high}};
   for (const auto& row : rows) {
     if (!row.value) continue;
     auto kept = cg_->set_limit(row.file, *row.value);
@@ -329,6 +334,26 @@ Result<void> Experiment::prepare() {
   if (!sampler) return std::unexpected(sampler.error());
   sampler_ = std::move(*sampler);
   kmsg_ = std::make_unique<KernelLog>(sys_.kmsg);
+  return start_trace();
+}
+
+// Before the workload and its neighbours start, so their first charges are
+// in the trace.
+Result<void> Experiment::start_trace() {
+  if (!o_.trace) return {};
+  auto out = dir_->open_append(run_format::kTraceFile);
+  if (!out) return std::unexpected(out.error());
+  trace_fd_ = std::move(*out);
+  trace::TraceSetup setup{.cgroup2_mount = sys_.cgroup2_mount,
+                          .run_cgroup = {.path = cg_->path(), .id = cg_->inode()},
+                          .driver_pid = ::getpid(),
+                          .out_fd = trace_fd_.get(),
+                          .proc_root = sys_.proc_root};
+  for (const auto& cg : neighbour_cgs_) setup.neighbour_cgroups.push_back({.path = cg.path(), .id = cg.inode()});
+  if (auto hz = s_.host.find("hz"); hz != s_.host.end() && hz->is_number_unsigned()) setup.hz = hz->get<unsigned>();
+  auto tracer = trace::Tracer::start(setup);
+  if (!tracer) return std::unexpected(tracer.error());
+  tracer_ = std::move(*tracer);
   return {};
 }
 
@@ -346,12 +371,14 @@ Result<void> Experiment::start() {
   if (command_run()) spawn.argv = o_.command;
   if (auto pinned = pin_self(cpu_); !pinned) return pinned;  // the workload inherits it
   facts_.started_ns = now_ns();
+  if (tracer_) tracer_->set_origin(facts_.started_ns);
   if (auto meta = write_meta(); !meta) return meta;
   auto pid = sys_.spawner->spawn(*cg_, spawn);
   auto sampler_pinned = pin_self(sampler_cpu_);
   if (!pid) return std::unexpected(pid.error());
   workload_ = *pid;
   facts_.started = true;
+  if (tracer_) tracer_->keep_pid(workload_);
   if (!sampler_pinned) facts_.errors.push_back(sampler_pinned.error().message());
   sampler_shares_cpu_ = shares_cpu_with(workload_);
   return write_meta();  // again, with what the pins gave
@@ -435,6 +462,7 @@ void Experiment::sample(uint64_t now, Progress& progress) {
   }
   ++samples_;
   progress.update(now, *tick);
+  if (tracer_) tracer_->poll();
 }
 
 // The last tick sees the workload as it was; then, if asked, it is killed.
@@ -516,8 +544,9 @@ void Experiment::abandon() {
   remove_cgroups();
   if (dir_) {
     namespace rf = run_format;
-    for (const char* name : {rf::kOpsFile, rf::kCommandStdoutFile, rf::kLoadStdoutFile, rf::kLoadStderrFile,
-                             rf::kLoadTimesFile, rf::kWorkloadStderrFile, rf::kSamplesFile})
+    tracer_.reset();  // its instance goes before its file
+  for (const char* name : {rf::kOpsFile, rf::kCommandStdoutFile, rf::kLoadStdoutFile, rf::kLoadStderrFile,
+                             rf::kLoadTimesFile, rf::kWorkloadStderrFile, rf::kSamplesFile, rf::kTraceFile})
       ::unlink(dir_->file(name).c_str());
     dir_->remove_if_empty();  // and runs/ when this run made it
   }
@@ -534,6 +563,10 @@ RunResult Experiment::run() {
   auto oom_kill = events.find("oom_kill");
   if (oom_kill != events.end()) facts_.oom_kill_after = oom_kill->get<uint64_t>();
   finish();
+  // The events up to the end, then tracing off (also after SIGINT or a
+  // kill); after finish(), as the neighbours (forked, not exec'd) hold the
+  // trace's files open until they are gone.
+  nlohmann::json trace = tracer_ ? tracer_->stop() : nlohmann::json(nullptr);
   Fd ops_read_fd(::open(dir_->file(run_format::kOpsFile).c_str(), O_RDONLY | O_CLOEXEC));
   OpsTail ops(ops_read_fd.get());
   ops.scan();
@@ -546,6 +579,7 @@ RunResult Experiment::run() {
   result.outcome_json["ops"] = command_run() ? nlohmann::json(nullptr) : nlohmann::json(ops.total_lines());
   result.outcome_json["samples"] = samples_;
   if (had_load) result.outcome_json["load"] = load_json();
+  if (tracer_) result.outcome_json["trace"] = trace;
   if (auto ok = dir_->write_json(run_format::kOutcomeFile, result.outcome_json); !ok)
     result.outcome.errors.push_back(ok.error().message());
   return result;

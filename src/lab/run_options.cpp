@@ -97,6 +97,7 @@ nlohmann::json spec_json(const RunOptions& o, unsigned cpu, unsigned sampler_cpu
                                         ? nlohmann::json(static_cast<double>(*o.neighbour_ns) / 1e6)
                                         : nlohmann::json(nullptr)},
           {"neighbours", o.neighbour_ns ? o.neighbours : 0u},
+          {"trace", o.trace},
           {"workload_args", o.workload_args},
           {"command", o.command.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.command)},
           {"load", o.load.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.load)},

@@ -28,7 +28,7 @@ struct RunOptions {
   std::string name;
   std::optional<std::string> out;     // --out: the run directory
   std::optional<std::string> parent;  // --parent: where PARENT/NAME is created
-  std::optional<Limit> max, high, low, min, swap_max;
+  std::optional<Limit> max, high, low, min, swap_max, swap_high;
   std::optional<uint64_t> io_rbps, io_wbps;  // bytes per second on the run directory's disk
   std::optional<unsigned> high_throttle;     // memory.high.throttle (the RFC's shift, a patched kernel)
   std::optional<unsigned> cpu;               // --cpu: the workload's CPU
@@ -39,6 +39,7 @@ struct RunOptions {
   unsigned neighbours = 1;                   // --neighbours N: how many, when neighbour_ns is set
   bool quiet = false;
   bool force = false;
+  bool trace = false;                        // --trace: trace.jsonl (a kernel with cgmem's memcg events)
   std::vector<std::string> workload_args;    // after `--`: `cgmem workload` options
   // --command: the user's program PROG ARGS (after `--`) instead of the
   // workload; it writes no op lines. docs/own-program.md.

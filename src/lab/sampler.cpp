@@ -68,6 +68,9 @@ Result<std::unique_ptr<Sampler>> Sampler::open(const std::string& dir,
       {files::kMemoryStat, sample_key::kMemoryStat, Kind::flat},
       {files::kCpuStat, sample_key::kCpuStat, Kind::flat},
       {files::kIoStat, sample_key::kIoStat, Kind::nested},
+      {files::kMemorySwapCurrent, sample_key::kMemorySwapCurrent, Kind::counter},
+      {files::kMemorySwapEvents, sample_key::kMemorySwapEvents, Kind::flat},
+      {files::kMemoryZswapCurrent, sample_key::kMemoryZswapCurrent, Kind::counter},
   };
   static_assert(std::size(kSpecs) == kMaxFiles);
   s->files_.reserve(std::size(kSpecs));

@@ -46,7 +46,7 @@ struct TickSummary {
 class Sampler {
  public:
   static constexpr unsigned kMaxProcs = 256;
-  static constexpr size_t kMaxFiles = 9;  // the control files a sample reads
+  static constexpr size_t kMaxFiles = 12;  // the control files a sample reads
 
   // Opens the control files of the cgroup directory `dir` that exist (a file
   // missing here, say io.stat without the io controller, is left out of

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct Translation {
   std::string manager;                  // "systemd", "kubelet 1.36", ...
   std::vector<Assignment> assignments;  // in the order the manager writes them
   std::vector<std::string> notes;       // caveats about the whole input
+  // The host's swap as the manager's own input gives it (the kubelet's node
+  // swap): the verdict's host swap when the user gives none.
+  std::optional<uint64_t> host_swap;
 };
 
 // The kernel keeps memory.min/low/high/max/swap.max/zswap.max as a count of

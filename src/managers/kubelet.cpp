@@ -279,6 +279,7 @@ QosClass pod_qos(const KubePod& pod) {
 Result<Translation> translate_kubelet(const KubeletConfig& k, const KubePod& pod) {
   if (auto r = validate_pod(pod); !r) return std::unexpected(r.error());
   Translation out{.manager = fmt::format("kubelet 1.{}", k.minor)};
+  if (k.swap_capacity) out.host_swap = static_cast<uint64_t>(std::max<int64_t>(0, *k.swap_capacity));
   const QosClass qos = pod_qos(pod);
   out.notes.push_back(fmt::format("pod QoS class: {}; MemoryQoS gate {}{}", name_of(qos),
                                   *k.memory_qos ? "on" : "off",

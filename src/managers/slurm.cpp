@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "managers/others.h"
@@ -111,7 +112,8 @@ Result<void> apply_slurm_conf(std::string_view text, SlurmConf& c) {
     for (auto& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     auto number = [&](float& out) -> Result<void> {
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-      if (ec != std::errc() || p != value.data() + value.size() || out < 0)
+      // from_chars takes "inf" and "nan", which are no size or percentage
+      if (ec != std::errc() || p != value.data() + value.size() || !std::isfinite(out) || out < 0)
         return fail(fmt::format("cgroup.conf: {}: not a number", line));
       return {};
     };
@@ -125,7 +127,9 @@ Result<void> apply_slurm_conf(std::string_view text, SlurmConf& c) {
     else if (key == "minramspace") {
       float mb = 0;
       r = number(mb);
-      c.min_ram_mb = static_cast<uint64_t>(mb);
+      // Megabytes; more than 2^44 MB (16 EiB) is no memory size
+      if (r && mb >= 0x1p44f) r = fail(fmt::format("cgroup.conf: {}: larger than any memory", line));
+      if (r) c.min_ram_mb = static_cast<uint64_t>(mb);
     }
     if (!r) return r;
   }

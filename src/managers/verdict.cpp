@@ -2,23 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "managers/verdict_swap.h"
 #include "model/predict.h"
 
 namespace cgmem::managers {
 namespace {
 
-std::string duration(double s) {
-  if (s < 1) return fmt::format("{:.1f} ms", s * 1000);
-  if (s < 120) return fmt::format("{:.2f} s", s);
-  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
-  return fmt::format("{:.1f} h", s / 3600);
-}
-
-Limit effective(const Translation& t, const std::string& scope, const char* file, bool& present) {
+// What the manager leaves in `file`: its value, or max (the kernel default
+// of memory.high, memory.max, memory.swap.max and memory.swap.high).
+Limit file_value(const Translation& t, const std::string& scope, const char* file) {
   const Assignment* a = find(t, scope, file);
-  if (!a) return Limit::max();
-  present = true;
-  return a->set ? a->value : Limit::max();
+  return a && a->set ? a->value : Limit::max();
 }
 
 void throttled(Verdict& v, const VerdictInput& in, model::Throttle th) {
@@ -36,8 +32,8 @@ void throttled(Verdict& v, const VerdictInput& in, model::Throttle th) {
       "batch, {} at one per page; memory.high alone never kills",
       format_bytes(in.working_set),
       100.0 * static_cast<double>(in.working_set - v.high.bytes()) / static_cast<double>(v.high.bytes()),
-      format_bytes(v.high.bytes()), format_bytes(in.op_bytes), duration(v.per_batch.op_seconds),
-      duration(v.per_page.op_seconds));
+      format_bytes(v.high.bytes()), format_bytes(in.op_bytes), duration_text(v.per_batch.op_seconds),
+      duration_text(v.per_page.op_seconds));
 }
 
 void oom(Verdict& v, const VerdictInput& in, model::Throttle th) {
@@ -49,7 +45,7 @@ void oom(Verdict& v, const VerdictInput& in, model::Throttle th) {
                             "killed as soon as usage reaches memory.max{}",
                             format_bytes(in.working_set), format_bytes(max),
                             v.seconds_to_max_unthrottled
-                                ? fmt::format(" ({} at the allocation rate)", duration(*v.seconds_to_max_unthrottled))
+                                ? fmt::format(" ({} at the allocation rate)", duration_text(*v.seconds_to_max_unthrottled))
                                 : "");
     return;
   }
@@ -62,22 +58,14 @@ void oom(Verdict& v, const VerdictInput& in, model::Throttle th) {
   v.summary = fmt::format("OOM kill: {} does not fit in memory.max {}; memory.high {} delays the kill "
                           "by {} (one sleep per batch) to {} (one per page) of throttled climb",
                           format_bytes(in.working_set), format_bytes(max), format_bytes(v.high.bytes()),
-                          duration(*v.per_batch.seconds_to_kill), duration(*v.per_page.seconds_to_kill));
+                          duration_text(*v.per_batch.seconds_to_kill), duration_text(*v.per_page.seconds_to_kill));
 }
 
-}  // namespace
-
-std::optional<Verdict> verdict(const Translation& t, const std::string& scope, const VerdictInput& in) {
-  bool present = false;
-  Verdict v{.scope = scope, .working_set = in.working_set, .hz = in.hz};
-  v.high = effective(t, scope, "memory.high", present);
-  v.max = effective(t, scope, "memory.max", present);
-  if (!present) return std::nullopt;
-  model::Throttle th{.kernel = {.hz = in.hz, .batch = 64, .page_size = in.page_size},
-                     .high = v.high.is_max() ? UINT64_MAX : v.high.bytes()};
-  if (!v.high.is_max()) v.sleep_start = model::sleep_start(th);
+// The kinds of a host without swap (or of a cgroup that may not swap).
+void without_swap(Verdict& v, const VerdictInput& in) {
+  model::Throttle th = detail::memory_throttle(v, in);
   bool over_max = !v.max.is_max() && in.working_set > v.max.bytes();
-  bool sleeps = !v.high.is_max() && v.sleep_start && in.working_set >= *v.sleep_start;
+  bool sleeps = v.sleep_start && in.working_set >= *v.sleep_start;
   if (over_max) {
     v.kind = "oom";
     oom(v, in, th);
@@ -86,20 +74,67 @@ std::optional<Verdict> verdict(const Translation& t, const std::string& scope, c
     throttled(v, in, th);
   } else {
     v.kind = "fits";
-    v.summary = !v.high.is_max() && in.working_set > v.high.bytes() && v.sleep_start
-                    ? fmt::format("fits: {} is over memory.high {} but below {}, where the kernel "
-                                  "starts to sleep; reclaim only",
-                                  format_bytes(in.working_set), format_bytes(v.high.bytes()),
-                                  format_bytes(*v.sleep_start))
-                : v.high.is_max() && v.max.is_max()
-                    ? fmt::format("fits: no memory.high and no memory.max")
-                : v.high.is_max()
-                    ? fmt::format("fits: {} is within memory.max {} (no memory.high)",
-                                  format_bytes(in.working_set), format_limit(v.max))
-                    : fmt::format("fits: {} is within memory.high {} and memory.max {}",
-                                  format_bytes(in.working_set), format_limit(v.high), format_limit(v.max));
+    v.summary = detail::fits_summary(v, in);
   }
+  if (v.swap && v.swap->swap_max == Limit::of(0) && v.kind != "fits")
+    v.summary += "; memory.swap.max 0: nothing goes to swap";
+}
+
+// The swap the host and memory.swap.max leave this scope, or nullopt on a
+// host without swap.
+std::optional<SwapVerdict> swap_part(const Translation& t, const std::string& scope, const VerdictInput& in) {
+  if (in.host_swap == 0) return std::nullopt;
+  SwapVerdict s{.swap_max = file_value(t, scope, "memory.swap.max"),
+                .swap_high = file_value(t, scope, "memory.swap.high"),
+                .host_swap = page_rounded(Limit::of(in.host_swap), in.page_size).bytes()};
+  s.allowed = s.swap_max.is_max() ? s.host_swap : std::min(s.swap_max.bytes(), s.host_swap);
+  s.resident = in.working_set;
+  return s;
+}
+
+}  // namespace
+
+namespace detail {
+
+model::Throttle memory_throttle(const Verdict& v, const VerdictInput& in) {
+  return {.kernel = {.hz = in.hz, .batch = model::kChargeBatch, .page_size = in.page_size},
+          .high = v.high.is_max() ? UINT64_MAX : v.high.bytes()};
+}
+
+std::string fits_summary(const Verdict& v, const VerdictInput& in) {
+  if (!v.high.is_max() && in.working_set > v.high.bytes() && v.sleep_start)
+    return fmt::format("fits: {} is over memory.high {} but below {}, where the kernel starts to sleep; "
+                       "reclaim only",
+                       format_bytes(in.working_set), format_bytes(v.high.bytes()), format_bytes(*v.sleep_start));
+  if (v.high.is_max() && v.max.is_max()) return "fits: no memory.high and no memory.max";
+  if (v.high.is_max())
+    return fmt::format("fits: {} is within memory.max {} (no memory.high)", format_bytes(in.working_set),
+                       format_limit(v.max));
+  return fmt::format("fits: {} is within memory.high {} and memory.max {}", format_bytes(in.working_set),
+                     format_limit(v.high), format_limit(v.max));
+}
+
+}  // namespace detail
+
+std::optional<Verdict> verdict(const Translation& t, const std::string& scope, const VerdictInput& in) {
+  if (!find(t, scope, "memory.high") && !find(t, scope, "memory.max")) return std::nullopt;
+  Verdict v{.scope = scope, .working_set = in.working_set, .hz = in.hz};
+  v.high = file_value(t, scope, "memory.high");
+  v.max = file_value(t, scope, "memory.max");
+  if (!v.high.is_max()) v.sleep_start = model::sleep_start(detail::memory_throttle(v, in));
+  v.swap = swap_part(t, scope, in);
+  // memory.max is below 2^63 (PAGE_COUNTER_MAX); a host swap near 2^64 saturates.
+  if (!v.max.is_max()) v.oom_at = v.max.bytes() + std::min(v.swap ? v.swap->allowed : 0, UINT64_MAX - v.max.bytes());
+  if (v.swap && v.swap->allowed > 0) detail::swap_verdict(v, in);
+  else without_swap(v, in);
   return v;
+}
+
+std::string duration_text(double s) {
+  if (s < 1) return fmt::format("{:.1f} ms", s * 1000);
+  if (s < 120) return fmt::format("{:.2f} s", s);
+  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
 }
 
 }  // namespace cgmem::managers

@@ -21,6 +21,7 @@ struct Case {
   const Run* run;
   const RunSummary* sum;
   const RunPrediction* pred;
+  const TraceReport* trace = nullptr;  // a traced run's
   const Meta& meta() const { return run->meta; }
 };
 using Cases = std::vector<Case>;
@@ -102,10 +103,42 @@ inline std::string unthrottled_op(const Cases& cases) {
   return span(cases, [](const Case& c) { return c.pred->psi ? std::optional(c.pred->psi->normal_ms) : std::nullopt; });
 }
 
+// The same run without swap (report/swap_setting.h), from anywhere in
+// `batch` (another setting's runs, in a batch of several): the same kernel
+// release and HZ, memory.high and memory.max, workload (meta.json workload,
+// --neighbour); of the same repetition when there is one. Null when none.
+const Case* swap_twin(const Case& x, const Cases& batch);
+
+// The figure of each case's twin, over the cases that have one.
+template <class F>
+inline std::string twin_span(const Cases& cases, const Cases& batch, F value,
+                             std::string (*f)(std::optional<double>) = num) {
+  return span(cases, [&](const Case& x) -> std::optional<double> {
+    const Case* t = swap_twin(x, batch);
+    return t ? value(*t) : std::nullopt;
+  }, f);
+}
+
+inline int with_twin(const Cases& cases, const Cases& batch) {
+  return count(cases, [&](const Case& x) { return swap_twin(x, batch) != nullptr; });
+}
+
+inline std::string runs_of(size_t n) { return fmt::format("{} run{}", n, n == 1 ? "" : "s"); }
+// " 2 runs WHY left out.", or "" for none.
+inline std::string left_out(size_t n, const char* why) {
+  return n ? fmt::format(" {} {} left out.", runs_of(n), why) : "";
+}
+
 // The claims on sleeps (claims_sleeps.cpp) and on the workload's variants
 // (claims_variants.cpp), in the study's order.
 std::vector<Claim> claims_about_sleeps(const Cases& all);
 std::vector<Claim> claims_about_variants(const Cases& all);
 std::vector<Claim> claims_about_witnesses(const Cases& all);  // PSI and growth (claims_sleeps.cpp)
+// The rows swap brings, judged on `all`'s runs with swap against their
+// twins in `batch` (every finished run): memory.high and memory.max with
+// swap (claims_swap.cpp), memory.swap.high against the model, PSI during
+// swap-in and throughput (claims_swap_costs.cpp).
+std::vector<Claim> claims_about_swap_limits(const Cases& all, const Cases& batch);
+std::vector<Claim> claims_about_swap_costs(const Cases& all, const Cases& batch);
 
 }  // namespace cgmem::report::claims_detail

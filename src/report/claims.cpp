@@ -6,6 +6,7 @@
 
 #include "report/claim_cases.h"
 #include "report/document.h"
+#include "report/swap_setting.h"
 
 namespace cgmem::report {
 
@@ -188,10 +189,15 @@ const char* verdict_text(Verdict v) {
 using namespace claims_detail;
 
 std::vector<Claim> check_claims(const std::vector<Run>& runs, const std::vector<RunSummary>& sums,
-                                const std::vector<RunPrediction>& preds, const std::string* kernel) {
-  Cases all;
-  for (size_t i = 0; i < runs.size() && i < sums.size() && i < preds.size(); ++i)
-    if (sums[i].finished && (!kernel || runs[i].kernel == *kernel)) all.push_back({&runs[i], &sums[i], &preds[i]});
+                                const std::vector<RunPrediction>& preds, const std::string* kernel,
+                                const RunTraces* traces) {
+  Cases all, batch;  // this kernel's finished runs; the batch's, for a swap run's twin without swap
+  for (size_t i = 0; i < runs.size() && i < sums.size() && i < preds.size(); ++i) {
+    if (!sums[i].finished) continue;
+    const TraceReport* trace = traces && i < traces->size() && (*traces)[i] ? &*(*traces)[i] : nullptr;
+    batch.push_back({&runs[i], &sums[i], &preds[i], trace});
+    if (!kernel || runs[i].kernel == *kernel) all.push_back(batch.back());
+  }
   // In the study's order: the outcomes, the sleeps, the kill under both,
   // the variants, then the witnesses.
   std::vector<Claim> out = {max_kills(all), high_throttles(all), fit_slow(all)};
@@ -202,6 +208,12 @@ std::vector<Claim> check_claims(const std::vector<Run>& runs, const std::vector<
   add({both_kill(all, true), both_kill(all, false)});
   add(claims_about_variants(all));
   add(claims_about_witnesses(all));
+  // The rows swap brings, in every kernel's table alike when any run of the
+  // batch had swap; a batch without swap reads as before they came.
+  if (std::any_of(batch.begin(), batch.end(), [](const Case& x) { return with_swap(x.meta()); })) {
+    add(claims_about_swap_limits(all, batch));
+    add(claims_about_swap_costs(all, batch));
+  }
   for (auto& c : out)
     if (c.batch.empty()) c.batch.push_back('-');  // not = "-": a false -Wrestrict in g++ 12 -O3
   return out;

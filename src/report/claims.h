@@ -24,6 +24,7 @@
 #include "report/predict.h"
 #include "report/run.h"
 #include "report/summary.h"
+#include "report/trace_report.h"
 
 namespace cgmem::report {
 
@@ -43,9 +44,14 @@ struct Claim {
   std::string note;
 };
 
-// runs, sums and preds are parallel (one entry per run, in the same order).
-// With `kernel`, only the runs of that kernel (Run::kernel) count.
+// A traced run's trace report, parallel to the runs (empty for a run not traced).
+using RunTraces = std::vector<std::optional<TraceReport>>;
+
+// runs, sums, preds and traces are parallel (one entry per run, in the
+// same order). With `kernel`, only the runs of that kernel (Run::kernel)
+// count. Without `traces` no claim reads a trace.
 std::vector<Claim> check_claims(const std::vector<Run>& runs, const std::vector<RunSummary>& sums,
-                                const std::vector<RunPrediction>& preds, const std::string* kernel = nullptr);
+                                const std::vector<RunPrediction>& preds, const std::string* kernel = nullptr,
+                                const RunTraces* traces = nullptr);
 
 }  // namespace cgmem::report

@@ -9,6 +9,8 @@
 
 #include "model/kernel_rules.h"
 #include "report/claims_view.h"
+#include "report/swap_rules.h"
+#include "report/swap_setting.h"
 
 namespace cgmem::report {
 
@@ -65,6 +67,11 @@ std::string hz_why(const std::vector<const KernelFacts*>& kernels) {
 
 }  // namespace
 
+std::string kernel_title(const KernelFacts& k) {
+  std::string swap = swap_text(k.swap);
+  return swap.empty() ? k.label : fmt::format("{} ({})", k.label, swap);
+}
+
 int stock_slots_of_release(const std::string& release) {
   return static_cast<int>(model::version_stock_slots(release).value_or(model::kMinStockSlots));
 }
@@ -76,16 +83,17 @@ std::vector<KernelFacts> kernels_of(const std::vector<Run>& runs) {
     auto it = std::find_if(out.begin(), out.end(), [&](const KernelFacts& k) { return k.label == r.kernel; });
     if (it != out.end()) continue;
     out.push_back({.label = r.kernel, .release = r.meta.kernel, .hz = r.meta.hz,
-                   .stock_slots = r.stock_slots.value_or(stock_slots_of_release(r.meta.kernel))});
+                   .stock_slots = r.stock_slots.value_or(stock_slots_of_release(r.meta.kernel)), .swap = r.meta.swap});
   }
   if (out.size() < 2) out.clear();
   return out;
 }
 
 std::vector<KernelClaims> check_claims_by_kernel(const std::vector<Run>& runs, const std::vector<RunSummary>& sums,
-                                                 const std::vector<RunPrediction>& preds) {
+                                                 const std::vector<RunPrediction>& preds, const RunTraces* traces) {
   std::vector<KernelClaims> out;
-  for (const auto& k : kernels_of(runs)) out.push_back({.kernel = k, .claims = check_claims(runs, sums, preds, &k.label)});
+  for (const auto& k : kernels_of(runs))
+    out.push_back({.kernel = k, .claims = check_claims(runs, sums, preds, &k.label, traces)});
   return out;
 }
 
@@ -96,6 +104,7 @@ std::vector<KernelDifference> kernel_differences(const std::vector<KernelClaims>
     KernelDifference d{.id = by_kernel.front().claims[i].id, .claim = by_kernel.front().claims[i].claim};
     std::set<Verdict> tested;
     std::vector<const KernelFacts*> kernels;
+    std::vector<std::pair<const KernelFacts*, Verdict>> verdicts;
     std::map<int, std::map<Verdict, std::vector<const KernelFacts*>>> by_slots;  // slots -> verdict -> kernels
     for (const auto& k : by_kernel) {
       Verdict v = k.claims[i].verdict;
@@ -103,6 +112,7 @@ std::vector<KernelDifference> kernel_differences(const std::vector<KernelClaims>
       if (v == Verdict::kNotTested) continue;
       tested.insert(v);
       kernels.push_back(&k.kernel);
+      verdicts.emplace_back(&k.kernel, v);
       by_slots[k.kernel.stock_slots][v].push_back(&k.kernel);
     }
     if (tested.size() < 2) continue;
@@ -123,6 +133,7 @@ std::vector<KernelDifference> kernel_differences(const std::vector<KernelClaims>
     }
     if (hz_decides(d.id))
       if (auto h = hz_why(kernels); !h.empty()) why.push_back(h);
+    if (auto s = swap_why(d.id, verdicts); !s.empty()) why.push_back(s);
     if (why.empty())
       why.push_back("No rule cgmem knows of differs for this claim between these kernels (docs/kernel.md, \"Rules by "
                     "kernel version\"); the figures in each kernel's table below tell the runs apart.");
@@ -137,15 +148,16 @@ std::vector<Section> kernel_claims_sections(const std::vector<KernelClaims>& by_
   Section side{.title = "The study's claims, checked, by kernel"};
   std::vector<std::string> kernels;
   for (const auto& k : by_kernel)
-    kernels.push_back(fmt::format("{} ({}, HZ={}, {} stock slot{} per CPU)", k.kernel.label,
+    kernels.push_back(fmt::format("{} ({}, HZ={}, {} stock slot{} per CPU{})", k.kernel.label,
                                   k.kernel.release.empty() ? "release unknown" : k.kernel.release, k.kernel.hz,
-                                  k.kernel.stock_slots, k.kernel.stock_slots == 1 ? "" : "s"));
+                                  k.kernel.stock_slots, k.kernel.stock_slots == 1 ? "" : "s",
+                                  k.kernel.swap.setting ? ", " + swap_text(k.kernel.swap) : ""));
   side.paragraphs.push_back(fmt::format(
       "Each claim of the study \"memory.high vs memory.max, measured\" checked on each kernel's runs alone: {}. "
       "Each kernel's figures and notes follow in a table of its own.",
       fmt::join(kernels, "; ")));
   Table t{.head = {"claim", "the study"}, .prose = true};
-  for (const auto& k : by_kernel) t.head.push_back(k.kernel.label);
+  for (const auto& k : by_kernel) t.head.push_back(kernel_title(k.kernel));
   for (size_t i = 0; i < by_kernel.front().claims.size(); ++i) {
     const Claim& c = by_kernel.front().claims[i];
     std::vector<std::string> row = {c.claim, c.study};
@@ -168,7 +180,7 @@ std::vector<Section> kernel_claims_sections(const std::vector<KernelClaims>& by_
 
   for (const auto& k : by_kernel) {
     Section s = claims_section(k.claims);
-    s.title = "On kernel " + k.kernel.label;
+    s.title = "On kernel " + kernel_title(k.kernel);
     out.push_back(std::move(s));
   }
   return out;
@@ -191,6 +203,14 @@ nlohmann::json kernel_differences_json(const std::vector<KernelClaims>& by_kerne
     for (const auto& [label, v] : d.verdicts) verdicts[label] = verdict_text(v);
     out.push_back({{"id", d.id}, {"claim", d.claim}, {"verdicts", verdicts}, {"why", d.why}});
   }
+  return out;
+}
+
+nlohmann::json kernels_json(const std::vector<KernelFacts>& kernels) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& k : kernels)
+    out.push_back({{"label", k.label}, {"release", k.release}, {"hz", k.hz}, {"stock_slots", k.stock_slots},
+                   {"swap", swap_json(k.swap)}});
   return out;
 }
 

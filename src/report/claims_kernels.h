@@ -11,6 +11,12 @@
 // charge cache") keeps 7 (NR_MEMCG_STOCK), as does cgmem's patched 6.12 at
 // memcontrol.stock_slots=7: a neighbour takes a slot of its own, and only
 // an eighth cgroup charging on the CPU drains one (a random slot).
+//
+// A batch of several swap settings is a batch of several kernels too (one
+// [[kernels]] entry per setting, docs/matrix.md), so each setting gets its
+// column; the heads name each one's swap (meta.json host.swap_setting), and
+// a verdict that differs between settings is explained by swap's rules in
+// mm/memcontrol.c where they decide the claim (claims_swap.cpp has them).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -29,7 +35,15 @@ struct KernelFacts {
   std::string release;  // the runs' kernel release (meta.json)
   int hz = 0;
   int stock_slots = 1;  // batch.json's, else by release: 7 from 6.16 on, 1 before
+  // The runs' swap setting (kind, size, zswap's compressor and pool,
+  // swappiness: meta.json host); its setting is empty in runs recorded
+  // before cgmem wrote it.
+  HostSwap swap;
 };
+
+// "disk (disk swap 512MiB, swappiness 60)", or the label alone when the
+// runs did not record their swap setting: the column heads and headings.
+std::string kernel_title(const KernelFacts& k);
 
 struct KernelClaims {
   KernelFacts kernel;
@@ -45,7 +59,8 @@ std::vector<KernelFacts> kernels_of(const std::vector<Run>& runs);
 int stock_slots_of_release(const std::string& release);
 
 std::vector<KernelClaims> check_claims_by_kernel(const std::vector<Run>& runs, const std::vector<RunSummary>& sums,
-                                                 const std::vector<RunPrediction>& preds);
+                                                 const std::vector<RunPrediction>& preds,
+                                                 const RunTraces* traces = nullptr);
 
 // For each claim whose verdict (reproduced, not reproduced) differs between
 // the kernels that tested it: the verdicts and why, or empty.
@@ -63,5 +78,7 @@ std::vector<Section> kernel_claims_sections(const std::vector<KernelClaims>& by_
 // `kernel_differences`.
 nlohmann::json kernel_claims_json(const std::vector<KernelClaims>& by_kernel);
 nlohmann::json kernel_differences_json(const std::vector<KernelClaims>& by_kernel);
+// report.json `kernels`: label, release, hz, stock_slots and swap (swap_setting.h) of each.
+nlohmann::json kernels_json(const std::vector<KernelFacts>& kernels);
 
 }  // namespace cgmem::report

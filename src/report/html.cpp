@@ -80,6 +80,10 @@ std::string html(const Page& page) {
   sections_html(page.summary, out);
   out += "<h2>Predictions</h2>\n";
   sections_html(page.predict, out);
+  if (!page.trace.empty()) {
+    out += "<h2>Trace</h2>\n";
+    sections_html(page.trace, out);
+  }
   out += "</body></html>\n";
   return out;
 }

@@ -14,6 +14,7 @@ struct Page {
   std::string title;
   std::vector<std::string> notes;  // batch facts and warnings, at the top
   std::vector<Section> claims, summary, predict;  // claims first, above the plots
+  std::vector<Section> trace;                     // after the predictions (traced runs only)
   Plots plots;
 };
 

@@ -111,6 +111,15 @@ constexpr size_t len(const char (&)[N]) {
 static_assert(len(op_key::kCpu) == len(op_key::kPid));
 static_assert(len(op_key::kHighAfter) == len(op_key::kHeldBytes) && len(op_key::kMaxBefore) == len(op_key::kHeldBytes));
 
+static_assert(len(op_key::kSwapBefore) == len(op_key::kHighBefore) && len(op_key::kSwapAfter) == len(op_key::kHeldBytes));
+
+// Where a line's fields go: the op, and its swap counters when the caller keeps them.
+struct Fields {
+  Op& op;
+  OpSwap& swap;
+  bool has_swap = false;
+};
+
 #define CGMEM_KEY(name) is(key, name, sizeof(name) - 1)
 
 // Reads an integer the report does not keep: a bad one still makes the line bad.
@@ -120,14 +129,21 @@ bool check_int(Cursor& c) {
   return read_int(c, ignored);
 }
 
-bool read_field(Cursor& c, std::string_view key, Op& op) {
+// A swap counter: kept, and the line marked as having swap counters.
+bool read_swap(Cursor& c, Fields& f, uint64_t& into) {
+  f.has_swap = true;
+  return read_int(c, into);
+}
+
+bool read_field(Cursor& c, std::string_view key, Fields& f) {
+  Op& op = f.op;
   // One case per key length; keys of the same length share a case.
   switch (key.size()) {
     case len(op_key::kOp):
       if (CGMEM_KEY(op_key::kOp)) return check_int<uint32_t>(c);
       break;
     case len(op_key::kPid):
-      if (CGMEM_KEY(op_key::kPid)) return check_int<int32_t>(c);
+      if (CGMEM_KEY(op_key::kPid)) return read_int(c, op.pid);
       if (CGMEM_KEY(op_key::kCpu)) return check_int<int16_t>(c);
       break;
     case len(op_key::kTNs):
@@ -146,15 +162,23 @@ bool read_field(Cursor& c, std::string_view key, Op& op) {
       if (CGMEM_KEY(op_key::kHeldBytes)) return check_int<uint64_t>(c);
       if (CGMEM_KEY(op_key::kHighAfter)) return read_int(c, op.high_after);
       if (CGMEM_KEY(op_key::kMaxBefore)) return check_int<uint64_t>(c);
+      if (CGMEM_KEY(op_key::kSwapAfter)) return read_swap(c, f, f.swap.after);
       break;
     case len(op_key::kHighBefore):
       if (CGMEM_KEY(op_key::kHighBefore)) return read_int(c, op.high_before);
+      if (CGMEM_KEY(op_key::kSwapBefore)) return read_swap(c, f, f.swap.before);
       break;
     case len(op_key::kCurrentAfter):
       if (CGMEM_KEY(op_key::kCurrentAfter)) return read_int(c, op.current_after);
       break;
     case len(op_key::kCurrentBefore):
       if (CGMEM_KEY(op_key::kCurrentBefore)) return read_int(c, op.current_before);
+      break;
+    case len(op_key::kSwapHighAfter):
+      if (CGMEM_KEY(op_key::kSwapHighAfter)) return read_swap(c, f, f.swap.high_after);
+      break;
+    case len(op_key::kSwapHighBefore):
+      if (CGMEM_KEY(op_key::kSwapHighBefore)) return read_swap(c, f, f.swap.high_before);
       break;
     default:
       break;
@@ -188,15 +212,30 @@ constexpr auto kHighBeforeAt = json_key_after(',', op_key::kHighBefore);
 constexpr auto kHighAfterAt = json_key_after(',', op_key::kHighAfter);
 constexpr auto kMaxBeforeAt = json_key_after(',', op_key::kMaxBefore);
 constexpr auto kMaxAfterAt = json_key_after(',', op_key::kMaxAfter);
+constexpr auto kSwapBeforeAt = json_key_after(',', op_key::kSwapBefore);
+constexpr auto kSwapAfterAt = json_key_after(',', op_key::kSwapAfter);
+constexpr auto kSwapHighBeforeAt = json_key_after(',', op_key::kSwapHighBefore);
+constexpr auto kSwapHighAfterAt = json_key_after(',', op_key::kSwapHighAfter);
 constexpr std::array<char, 1> kClose{'}'};
+
+// The swap counters the lab writes last, where the cgroup has them: all
+// four in order, or none.
+bool lab_swap_tail(Cursor& c, Fields& f) {
+  if (!literal(c, kSwapBeforeAt)) return true;
+  f.has_swap = true;
+  return read_int(c, f.swap.before) && literal(c, kSwapAfterAt) && read_int(c, f.swap.after) &&
+         literal(c, kSwapHighBeforeAt) && read_int(c, f.swap.high_before) && literal(c, kSwapHighAfterAt) &&
+         read_int(c, f.swap.high_after);
+}
 
 // A line exactly as the lab writes it: compact, keys in the documented order.
 // Most lines are; reading them key by key without looking for each key's
 // end and switching on it halves the scan.
-bool scan_lab_line(Cursor& c, Op& op) {
+bool scan_lab_line(Cursor& c, Fields& f) {
+  Op& op = f.op;
   return literal(c, kOpAt) && check_int<uint32_t>(c) &&
          literal(c, kPhaseAt) && read_phase(c, op.phase) &&
-         literal(c, kPidAt) && check_int<int32_t>(c) &&
+         literal(c, kPidAt) && read_int(c, op.pid) &&
          literal(c, kCpuAt) && check_int<int16_t>(c) &&
          literal(c, kTNsAt) && read_int(c, op.t_ns) &&
          literal(c, kLatNsAt) && read_int(c, op.lat_ns) &&
@@ -206,13 +245,13 @@ bool scan_lab_line(Cursor& c, Op& op) {
          literal(c, kHighBeforeAt) && read_int(c, op.high_before) &&
          literal(c, kHighAfterAt) && read_int(c, op.high_after) &&
          literal(c, kMaxBeforeAt) && check_int<uint64_t>(c) &&
-         literal(c, kMaxAfterAt) && read_int(c, op.max_after) &&
+         literal(c, kMaxAfterAt) && read_int(c, op.max_after) && lab_swap_tail(c, f) &&
          literal(c, kClose) && c.p == c.end;
 }
 
 // Any JSON object: keys in any order, whitespace, unknown keys skipped. An
 // op must say which op it was, when it started and how long it took.
-bool scan_any_line(Cursor& c, Op& op) {
+bool scan_any_line(Cursor& c, Fields& f) {
   if (!c.eat('{')) return false;
   if (c.eat('}')) return false;
   bool has_op = false, has_t = false, has_lat = false;
@@ -224,7 +263,7 @@ bool scan_any_line(Cursor& c, Op& op) {
     has_op |= key == op_key::kOp;
     has_t |= key == op_key::kTNs;
     has_lat |= key == op_key::kLatNs;
-    if (!read_field(c, key, op)) return false;
+    if (!read_field(c, key, f)) return false;
     c.skip_ws();
     if (c.p >= c.end) return false;
     char sep = *c.p++;
@@ -235,19 +274,46 @@ bool scan_any_line(Cursor& c, Op& op) {
   return c.p == c.end && has_op && has_t && has_lat;
 }
 
+bool scan_lab(std::string_view line, Fields& f) {
+  Cursor c{line.data(), line.data() + line.size()};
+  return scan_lab_line(c, f);
+}
+
+bool scan(std::string_view line, Fields& f) {
+  if (scan_lab(line, f)) return f.op.lat_ns >= 0;
+  // Not the lab's exact shape: read it again in general. Fields the first
+  // try set came from this same line, so they are what this read gives too.
+  f.has_swap = false;
+  Cursor c{line.data(), line.data() + line.size()};
+  return scan_any_line(c, f) && f.op.lat_ns >= 0;
+}
+
 }  // namespace
 
+bool scan_lab_op_line(std::string_view line, Op& op, OpSwap& swap, bool& has_swap) {
+  Fields f{op, swap};
+  bool ok = scan_lab(line, f);
+  has_swap = f.has_swap;
+  return ok;
+}
+
+bool scan_op_line(std::string_view line, Op& op, OpSwap& swap, bool& has_swap) {
+  Fields f{op, swap};
+  bool ok = scan(line, f);
+  has_swap = f.has_swap;
+  return ok;
+}
+
 bool scan_lab_op_line(std::string_view line, Op& op) {
-  Cursor c{line.data(), line.data() + line.size()};
-  return scan_lab_line(c, op);
+  OpSwap ignored;
+  bool has_swap = false;
+  return scan_lab_op_line(line, op, ignored, has_swap);
 }
 
 bool scan_op_line(std::string_view line, Op& op) {
-  if (scan_lab_op_line(line, op)) return op.lat_ns >= 0;
-  // Not the lab's exact shape: read it again in general. Fields the first
-  // try set came from this same line, so they are what this read gives too.
-  Cursor c{line.data(), line.data() + line.size()};
-  return scan_any_line(c, op) && op.lat_ns >= 0;
+  OpSwap ignored;
+  bool has_swap = false;
+  return scan_op_line(line, op, ignored, has_swap);
 }
 
 }  // namespace cgmem::report

@@ -5,6 +5,9 @@
 //    "lat_ns":191800211,"held_bytes":243269632,"current_before":250875904,
 //    "current_after":250875904,"high_before":10438,"high_after":10455,
 //    "max_before":0,"max_after":0}
+// and, where memory.swap.current and memory.swap.events exist, before the
+// closing brace: "swap_before":...,"swap_after":...,"swap_high_before":...,
+// "swap_high_after":...
 //
 // The general path walks the object once, matches the fixed keys by length and
 // bytes, reads numbers with std::from_chars and skips any other value
@@ -26,10 +29,14 @@ namespace cgmem::report {
 // unspecified. Unknown keys are skipped; missing keys
 // leave their field as it was.
 bool scan_op_line(std::string_view line, Op& op);
+// The same, with the swap counters into `swap`; `has_swap` says whether the
+// line held any of them (the others stay as they were).
+bool scan_op_line(std::string_view line, Op& op, OpSwap& swap, bool& has_swap);
 
 // The fast path scan_op_line tries first: true only for a line in the lab's
 // exact shape (lab/op_line.h: compact, every key in its order). A test ties
 // the two, so the lab's lines keep taking it.
 bool scan_lab_op_line(std::string_view line, Op& op);
+bool scan_lab_op_line(std::string_view line, Op& op, OpSwap& swap, bool& has_swap);
 
 }  // namespace cgmem::report

@@ -7,13 +7,14 @@
 #include "model/predict.h"
 #include "model/wheel.h"
 #include "report/in_flight.h"
+#include "report/predict_swap.h"
+#include "report/sleep_compare.h"
 #include "report/stats.h"
 
 namespace cgmem::report {
 
 namespace {
 
-constexpr double kNsPerMs = 1e6;
 constexpr double kKiB = 1024.0;
 
 model::Kernel kernel_of(const Meta& m) {
@@ -37,19 +38,7 @@ uint64_t sleep_jiffies(uint64_t bytes, const Meta& m, const model::Kernel& k) {
   return p.sleeps ? p.jiffies : 0;
 }
 
-uint64_t op_pages(const Op& op, const Meta& m) {
-  if (op.phase == run_format::Phase::own_high) return 1;
-  return std::max<uint64_t>(1, m.chunk_bytes / m.page_size);
-}
-
-struct OpSleep {
-  const Op* op;  // null for the op in flight
-  int64_t lat_ns;
-  uint64_t sleeps;
-  double formula_ms;  // one sleep, at the op's mean memory.current
-  double step_ms;     // the timer wheel's step for that sleep
-  uint32_t level;     // the timer wheel's level (0: 1-jiffy steps)
-};
+uint64_t op_pages(const Op& op, const Meta& m) { return report::op_pages(op, m.chunk_bytes, m.page_size); }
 
 // The ops whose high counter rose by a whole number of sleeps (>= 1); with
 // one_over, rises of 17k + 1 count as k sleeps too.
@@ -59,21 +48,9 @@ std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model:
   c.ops = run.ops.size();
   for (const auto& op : run.ops) {
     if (op.high_after <= op.high_before) continue;
-    ++c.ops_with_rise;
-    uint64_t rise = op.high_rise();
-    auto whole = model::sleeps_from_high_events(rise);
-    if (!whole) {
-      // 17k + 1: k sleeps and one reclaim pass that did not end in a sleep.
-      auto one_less = model::sleeps_from_high_events(rise - 1);
-      bool extra = one_less && *one_less >= 1;
-      if (extra) ++c.skipped_one_over;
-      if (!(one_over && extra)) {
-        ++c.skipped_not_multiple;
-        continue;
-      }
-      whole = one_less;
-    }
-    uint64_t mid = op.current_before / 2 + op.current_after / 2;
+    auto whole = sleeps_of_rise(op.high_rise(), one_over, c);
+    if (!whole) continue;
+    uint64_t mid = mean_usage(op);
     uint64_t sleeps = *whole;
     // One sleep per page (32 or more per batch, as in 1c): something empties
     // the per-CPU stock between pages, so each sleep beyond one per batch
@@ -93,48 +70,16 @@ std::vector<OpSleep> sleeping_ops(const Run& run, const Meta& meta, const model:
     // the claims batch slept 1.11 to 1.17 times the formula at the mean and
     // 1.02 to 1.05 times it after the op, plus half a step (the study's
     // 1.030 to 1.055).
-    if (sleeps <= batches) mid = std::max(mid, op.current_after);
+    if (sleeps <= batches) mid = usage_at_return(op);
     uint64_t j = sleep_jiffies(mid, meta, k);
     if (sleeps >= 32 * batches) {
       uint64_t fresh = sleeps - batches;
       uint64_t j_fresh = sleep_jiffies(mid + (k.batch - 1) * k.page_size, meta, k);
       j = (batches * j + fresh * j_fresh + sleeps / 2) / sleeps;  // the mean sleep, in whole jiffies
     }
-    auto wheel = model::wheel_sleep(j, k);
-    out.push_back({&op, op.lat_ns, sleeps, model::jiffies_to_ms(j, k), model::jiffies_to_ms(wheel.step_jiffies, k),
-                   wheel.level});
+    out.push_back(op_sleep(&op, op.lat_ns, sleeps, j, k));
   }
   return out;
-}
-
-void ratios(const std::vector<OpSleep>& ops, const model::Kernel& k, SleepCheck& c) {
-  std::vector<double> ratio, wheel, level0, upper, capped, late;
-  const double cap_ms = model::jiffies_to_ms(2 * k.hz, k);
-  uint64_t within = 0;
-  for (const auto& s : ops) {
-    if (s.formula_ms <= 0) {
-      ++c.formula_no_sleep;
-      continue;
-    }
-    double lat = static_cast<double>(s.lat_ns) / kNsPerMs;
-    double r = lat / (static_cast<double>(s.sleeps) * s.formula_ms);
-    double w = lat / (static_cast<double>(s.sleeps) * (s.formula_ms + s.step_ms / 2));
-    ratio.push_back(r);
-    wheel.push_back(w);
-    (s.level == 0 ? level0 : upper).push_back(w);
-    late.push_back(lat / static_cast<double>(s.sleeps) - (s.formula_ms + s.step_ms / 2));
-    if (std::fabs(r - 1.0) <= 0.3) ++within;
-    if (s.formula_ms >= cap_ms) capped.push_back(lat / static_cast<double>(s.sleeps));
-  }
-  c.capped_ops = capped.size();
-  c.median_capped_sleep_ms = median(capped);
-  c.compared = ratio.size();
-  c.median_ratio = median(ratio);
-  c.median_ratio_wheel = median(wheel);
-  c.median_ratio_wheel_level0 = median(level0);
-  c.median_ratio_wheel_upper = median(upper);
-  c.median_late_ms = median(late);
-  if (!ratio.empty()) c.within_30 = static_cast<double>(within) / static_cast<double>(ratio.size());
 }
 
 void phases(const std::vector<OpSleep>& ops, const std::optional<OpSleep>& in_flight, SleepCheck& c) {
@@ -274,7 +219,7 @@ SleepCheck sleep_check(const Run& run, const Meta& meta, const model::Kernel& k,
                        bool one_over, std::vector<SleepBin>* bins) {
   SleepCheck c;
   auto ops = sleeping_ops(run, meta, k, c, one_over);
-  ratios(ops, k, c);
+  compare_sleeps(ops, k, c);
   std::optional<OpSleep> last;
   if (flight && flight->high_rise >= model::kHighEventsPerSleep) {
     auto j = sleep_jiffies(flight->current, meta, k);
@@ -299,6 +244,7 @@ std::vector<SleepBin> sleep_bins(int hz) {
 
 RunPrediction predict(const Run& run) {
   RunPrediction p{.name = run.meta.name, .config = run.config, .workload = run.workload, .hz = run.meta.hz};
+  p.swap_high = swap_high_check(run);  // memory.swap.high throttles with or without memory.high
   const Meta meta = with_effective_high(run.meta);
   if (!high_set(meta)) {
     p.skipped = "no memory.high";

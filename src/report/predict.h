@@ -93,6 +93,18 @@ struct GrowthCheck {
   std::optional<double> pages_per_sleep;
 };
 
+// (7) memory.swap.high: the ops whose memory.swap.events high rose, whose
+// sleeps (the rise / 17, 17k + 1 as k) each take the kernel's penalty with
+// the memory term (memory.current against memory.high) and the swap term
+// (memory.swap.current before the op against memory.swap.high) summed,
+// after memory.high.throttle's shift and the 2 x HZ clamp.
+struct SwapHighCheck {
+  uint64_t swap_high_bytes = 0;
+  SleepCheck sleeps;  // section 1's counts and ratios; its phases (1c) stay empty
+  std::optional<double> median_swap_over;   // (swap_before - swap.high) / swap.high, compared ops
+  std::optional<double> median_swap_share;  // the swap term's part of the summed penalty, compared ops
+};
+
 struct RunPrediction {
   std::string name, config, workload;
   int hz = 0;
@@ -105,6 +117,7 @@ struct RunPrediction {
   std::optional<PsiCheck> psi;
   std::optional<GrowthCheck> growth;
   std::vector<SleepBin> bins;
+  std::optional<SwapHighCheck> swap_high;  // a single-process run with memory.swap.high and swap counters
 };
 
 RunPrediction predict(const Run& run);

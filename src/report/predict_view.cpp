@@ -175,11 +175,44 @@ Section growth_section(const std::vector<RunPrediction>& runs) {
   return s;
 }
 
+// Only when a run has memory.swap.high: a batch without reads as before.
+std::optional<Section> swap_high_section(const std::vector<RunPrediction>& runs) {
+  if (std::none_of(runs.begin(), runs.end(), [](const RunPrediction& r) { return r.swap_high.has_value(); }))
+    return std::nullopt;
+  Section s{.title = "7. memory.swap.high: each sleep against the formula"};
+  s.paragraphs.push_back(
+      "Single-process runs with memory.swap.high and swap counters in ops.jsonl. Sleeps per op = the rise of "
+      "memory.swap.events high during the op / 17: swap_find_max_overage() raises it once per reclaim pass while "
+      "memory.swap.current is over memory.swap.high, and mem_cgroup_handle_over_high() sleeps after 17 passes that "
+      "freed nothing (mm/memcontrol.c, 6.12); rises of 17k + 1 count as k sleeps, other rises are skipped. The "
+      "formula is the kernel's penalty for the op's pages shared out over its sleeps (a batch for one sleep, one page "
+      "each for one sleep per page: at memory.max the charge falls back to one fault's pages) with the memory term (memory.current, as in section 1, "
+      "against memory.high, none without it) and the swap term (memory.swap.current before the op against "
+      "memory.swap.high) added, shifted by memory.high.throttle and clamped to 2 x HZ. Ratios as in section 1; "
+      "swap over = (memory.swap.current - memory.swap.high) / memory.swap.high, swap term = its part of the summed "
+      "penalty, both the median over the compared ops.");
+  Table t{.head = {"run", "config", "HZ", "memory.swap.high", "ops with a rise", "skipped (not x17)", "of them 17k+1",
+                   "formula: no sleep", "compared", "median ratio", "within 30%", "median ratio + half step",
+                   "late per sleep (ms)", "swap over", "swap term"}};
+  for (const auto& r : runs) {
+    if (!r.swap_high) continue;
+    const auto& c = r.swap_high->sleeps;
+    t.rows.push_back({r.name, r.config, std::to_string(r.hz), mib(static_cast<double>(r.swap_high->swap_high_bytes)),
+                      count(c.ops_with_rise), count(c.skipped_not_multiple), count(c.skipped_one_over),
+                      count(c.formula_no_sleep), count(c.compared), ratio3(c.median_ratio), percent(c.within_30),
+                      ratio3(c.median_ratio_wheel), num(c.median_late_ms), percent(r.swap_high->median_swap_over),
+                      percent(r.swap_high->median_swap_share)});
+  }
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
 }  // namespace
 
 std::vector<Section> predict_sections(const std::vector<RunPrediction>& runs) {
   std::vector<Section> out = {sleeps_section(runs), bins_section(runs), phases_section(runs),
                               kill_section(runs), psi_section(runs), growth_section(runs)};
+  if (auto swap = swap_high_section(runs)) out.push_back(std::move(*swap));
   std::vector<std::string> skipped;
   for (const auto& r : runs)
     if (!r.skipped.empty()) skipped.push_back(fmt::format("{} ({})", r.name, r.skipped));

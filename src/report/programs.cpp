@@ -16,13 +16,6 @@ namespace cgmem::report {
 
 namespace {
 
-std::optional<double> median(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
 uint64_t event(const std::map<std::string, uint64_t>& events, const char* key) {
   auto it = events.find(key);
   return it == events.end() ? 0 : it->second;

@@ -12,6 +12,7 @@
 #include "report/jsonl.h"
 #include "model/penalty.h"
 #include "report/read_ops.h"
+#include "report/trace_read.h"
 #include "run_format/run_format.h"
 
 namespace cgmem::report {
@@ -35,6 +36,28 @@ std::optional<int> get_int(const Json& j, const char* key) {
   return static_cast<int>(*v);
 }
 
+std::optional<ZswapSettings> get_zswap_settings(const Json* z) {
+  if (!z || !z->is_object()) return std::nullopt;
+  ZswapSettings out;
+  out.enabled = get_bool(*z, "enabled").value_or(false);
+  out.compressor = get_str(*z, "compressor").value_or("");
+  out.zpool = get_str(*z, "zpool").value_or("");
+  out.max_pool_percent = get_int(*z, "max_pool_percent");
+  out.accept_threshold_percent = get_int(*z, "accept_threshold_percent");
+  out.shrinker_enabled = get_bool(*z, "shrinker_enabled");
+  return out;
+}
+
+HostSwap get_host_swap(const Json& h) {
+  HostSwap out;
+  out.setting = get_str(h, "swap_setting");
+  out.kind = get_str(h, "swap_kind");
+  out.total_bytes = get_u64(h, "swap_total_bytes");
+  out.zswap = get_zswap_settings(child(h, "zswap_settings"));
+  out.swappiness = get_int(h, "swappiness");
+  return out;
+}
+
 void read_meta_parts(const Json& j, Meta& m) {
   const Json empty = Json::object();
   const Json* spec = child(j, "spec");
@@ -45,11 +68,14 @@ void read_meta_parts(const Json& j, Meta& m) {
     m.max = get_limit(*limits, "max");
     m.high = get_limit(*limits, "high");
     m.swap_max = get_limit(*limits, "swap_max");
+    m.swap_high = get_limit(*limits, "swap_high");
     if (auto shift = get_u64(*limits, "high_throttle")) m.high_throttle = static_cast<uint32_t>(*shift);
   }
   const Json& s = spec ? *spec : empty;
   m.cpu = get_int(s, "cpu");
   m.sampler_cpu = get_int(s, "sampler_cpu");
+  m.sampler_shares_cpu = get_bool(s, "sampler_shares_cpu");
+  m.traced = get_bool(s, "trace").value_or(false);
   m.interval_ms = get_f64(s, "interval_ms").value_or(0);
   m.cap_s = get_f64(s, "cap_s").value_or(0);
   m.neighbour_ms = get_f64(s, "neighbour_interval_ms");
@@ -73,6 +99,7 @@ void read_meta_parts(const Json& j, Meta& m) {
   m.hz = get_int(h, "hz").value_or(0);
   m.hz_source = get_str(h, "hz_source").value_or("");
   m.virtualized = get_str(h, "virtualized").value_or("");
+  m.swap = get_host_swap(h);
   m.page_size = get_u64(h, "page_size").value_or(4096);
   const Json& c = code ? *code : empty;
   m.code_version = get_str(c, "version").value_or("");
@@ -101,7 +128,7 @@ Result<void> check_meta(const Json& j, const std::string& path) {
   auto hz = get_i64(host ? *host : empty, "hz");
   if (host && child(*host, "hz") && !child(*host, "hz")->is_null() && (!hz || !model::plausible_hz(*hz)))
     return bad_meta(path, "host.hz", *child(*host, "hz"), model::kHzRange);
-  for (const char* key : {"max", "high", "swap_max"}) {
+  for (const char* key : {"max", "high", "swap_max", "swap_high"}) {
     const Json* v = limits ? child(*limits, key) : nullptr;
     bool ok = !v || v->is_null() || (v->is_string() && v->get<std::string>() == "max") || get_u64(*limits, key);
     if (!ok) return bad_meta(path, fmt::format("limits.{}", key), *v, "bytes, \"max\" or null");
@@ -211,6 +238,7 @@ Result<Outcome> parse_outcome(std::string_view text, const std::string& path) {
     for (const auto& e : *errors)
       if (e.is_string()) o.errors.push_back(e.get<std::string>());
   }
+  if (const Json* trace = child(j, key::kTrace); trace && trace->is_object()) o.trace = parse_trace_facts(*trace);
   return o;
 }
 
@@ -223,6 +251,9 @@ bool parse_sample_line(std::string_view line, Sample& s) {
   s.memory_pressure = get_psi(child(j, sample_key::kMemoryPressure));
   s.io_pressure = get_psi(child(j, sample_key::kIoPressure));
   s.memory_stat = counters(child(j, sample_key::kMemoryStat));
+  s.swap_current = get_u64(j, sample_key::kMemorySwapCurrent);
+  s.swap_events = counters(child(j, sample_key::kMemorySwapEvents));
+  s.zswap_current = get_u64(j, sample_key::kMemoryZswapCurrent);
   if (const Json* cpu = child(j, sample_key::kCpuStat)) s.cpu_usage_usec = get_u64(*cpu, "usage_usec");
   if (const Json* io = child(j, sample_key::kIoStat); io && io->is_object()) {
     uint64_t sum = 0;
@@ -267,6 +298,22 @@ Result<void> read_samples(const std::string& path, Run& run) {
   return {};
 }
 
+// trace.jsonl of a traced run. A trace that cannot be read (too large, not
+// a regular file) leaves the run as it is and says why in trace_problem:
+// the rest of the run is still read and reported.
+void read_trace_of(const std::string& path, Run& run) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) {
+    if (run.meta.traced) run.trace_problem = "traced, but the run directory has no trace.jsonl";
+    return;
+  }
+  std::optional<uint64_t> run_cgroup;
+  if (run.outcome && run.outcome->trace) run_cgroup = run.outcome->trace->run_cgroup_id;
+  auto log = read_trace(path, run_cgroup);
+  if (log) run.trace = std::move(*log);
+  else run.trace_problem = log.error().message();
+}
+
 }  // namespace
 
 Result<Run> read_run(const std::string& dir) {
@@ -286,9 +333,11 @@ Result<Run> read_run(const std::string& dir) {
     if (outcome) run.outcome = std::move(*outcome);
     else run.outcome_problem = outcome.error().message();
   }
-  // The samples are parsed while the ops are scanned: the two share nothing.
+  // The samples and the trace are parsed while the ops are scanned: they share nothing.
   auto samples = std::async(std::launch::async, read_samples, in_dir(run_format::kSamplesFile), std::ref(run));
+  auto trace = std::async(std::launch::async, read_trace_of, in_dir(run_format::kTraceFile), std::ref(run));
   auto ops = read_ops(in_dir(run_format::kOpsFile), run);
+  trace.get();
   if (auto r = samples.get(); !r) return std::unexpected(r.error());
   if (!ops) return std::unexpected(ops.error());
   std::string name = run.meta.name.empty() ? fs::path(dir).filename().string() : run.meta.name;

@@ -26,6 +26,7 @@
 #include "report/rfc.h"
 #include "report/summary.h"
 #include "report/summary_view.h"
+#include "report/trace_view.h"
 #include "run_format/run_format.h"
 
 namespace cgmem::report {
@@ -183,7 +184,7 @@ KernelSections by_kernel(const std::vector<KernelFacts>& kernels, const std::vec
     }
     auto titled = [&](std::vector<Section> sections, std::vector<Section>& into) {
       for (auto& section : sections) {
-        section.title = fmt::format("Kernel {}: {}", k.label, section.title);
+        section.title = fmt::format("Kernel {}: {}", kernel_title(k), section.title);
         into.push_back(std::move(section));
       }
     };
@@ -246,10 +247,14 @@ Result<Written> make_report(const Options& o) {
     plotting = std::async(std::launch::async, [&] { return write_plots(*runs, out->path(), rfc); });
   std::vector<RunSummary> sums;
   std::vector<RunPrediction> preds;
+  RunTraces run_traces;             // parallel to the runs, for the claims
+  std::vector<TraceReport> traces;  // the traced runs', for the trace section
   for (const auto& r : *runs) {
     if (stopping()) break;  // the plotting thread is joined below, then the staging directory removed
     sums.push_back(summarize(r));
     preds.push_back(predict(r));
+    run_traces.push_back(is_traced(r) ? std::optional(analyze_trace(r)) : std::nullopt);
+    if (run_traces.back()) traces.push_back(*run_traces.back());
   }
   if (stopping()) {
     if (plotting.valid())
@@ -268,13 +273,18 @@ Result<Written> make_report(const Options& o) {
     predicted = std::move(per_kernel.predicted);
   }
   if (!rfc.empty()) predicted.push_back(rfc_section(rfc));
-  auto claims = check_claims(*runs, sums, preds);
+  auto claims = check_claims(*runs, sums, preds, nullptr, &run_traces);
   std::vector<Section> claimed = {claims_section(claims)};
   std::vector<KernelClaims> kernel_claims;
   if (!kernels.empty()) {
-    kernel_claims = check_claims_by_kernel(*runs, sums, preds);
+    kernel_claims = check_claims_by_kernel(*runs, sums, preds, &run_traces);
     claimed = kernel_claims_sections(kernel_claims);
   }
+  // The trace section goes with the claims and with the predictions.
+  const auto traced = trace_sections(traces);
+  auto claimed_md = claimed, predicted_md = predicted;
+  claimed_md.insert(claimed_md.end(), traced.begin(), traced.end());
+  predicted_md.insert(predicted_md.end(), traced.begin(), traced.end());
   Plots plots;
   if (plotting.valid()) {
     auto p = plotting.get();
@@ -297,8 +307,10 @@ Result<Written> make_report(const Options& o) {
     w.json["groups"] = per_kernel.groups;
     w.json["claims"] = kernel_claims_json(kernel_claims);
     w.json["kernel_differences"] = kernel_differences_json(kernel_claims);
+    w.json["kernels"] = kernels_json(kernels);
   }
   for (const auto& f : plots.figures) w.json["plots"].push_back({{"name", f.name}, {"title", f.title}});
+  w.json["trace"] = trace_json(traces);
   if (!rfc.empty()) w.json["rfc"] = rfc_json(rfc);
   // --command runs (docs/own-program.md): programs.md and "programs".
   auto programs = summarize_programs(*runs);
@@ -306,11 +318,11 @@ Result<Written> make_report(const Options& o) {
   w.json["programs"] = Json::array();
   for (const auto& p : programs) w.json["programs"].push_back(to_json(p));
   if (o.markdown) {
-    if (auto r = write_text(*out, "claims.md", markdown("Claims", claimed, w.notes), w); !r)
+    if (auto r = write_text(*out, "claims.md", markdown("Claims", claimed_md, w.notes), w); !r)
       return std::unexpected(r.error());
     if (auto r = write_text(*out, "summary.md", markdown("Summary", summary, w.notes) + plots_markdown(plots), w); !r)
       return std::unexpected(r.error());
-    if (auto r = write_text(*out, "predict.md", markdown("Predictions", predicted), w); !r) return std::unexpected(r.error());
+    if (auto r = write_text(*out, "predict.md", markdown("Predictions", predicted_md), w); !r) return std::unexpected(r.error());
     if (!program_md.empty())
       if (auto r = write_text(*out, "programs.md", markdown("Your program", program_md, w.notes), w); !r)
         return std::unexpected(r.error());
@@ -322,7 +334,7 @@ Result<Written> make_report(const Options& o) {
     auto summary_html = summary;  // the program sections follow the summary's
     summary_html.insert(summary_html.end(), program_md.begin(), program_md.end());
     Page page{.title = "cgmem report", .notes = w.notes, .claims = claimed, .summary = summary_html, .predict = predicted,
-              .plots = std::move(plots)};
+              .trace = traced, .plots = std::move(plots)};
     if (auto r = write_text(*out, "report.html", html(page), w); !r) return std::unexpected(r.error());
   }
   if (stopping()) return stopped();

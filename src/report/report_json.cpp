@@ -116,6 +116,11 @@ json to_json(const RunPrediction& p) {
   } else {
     out["growth"] = nullptr;
   }
+  // Only for a run with memory.swap.high (section 7), so a run without reads as before.
+  if (p.swap_high)
+    out["swap_high"] = {{"swap_high_bytes", p.swap_high->swap_high_bytes}, {"sleeps", sleeps_json(p.swap_high->sleeps)},
+                        {"median_swap_over", opt(p.swap_high->median_swap_over)},
+                        {"median_swap_share", opt(p.swap_high->median_swap_share)}};
   return out;
 }
 

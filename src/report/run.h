@@ -12,6 +12,7 @@
 #include "common/size.h"
 #include "report/op.h"
 #include "report/op_list.h"
+#include "report/trace_event.h"
 #include "run_format/run_format.h"
 
 namespace cgmem::report {
@@ -39,6 +40,30 @@ struct Sample {
   std::optional<uint64_t> cpu_usage_usec;
   std::optional<uint64_t> io_rbytes;  // summed over devices
   std::vector<ProcSample> procs;
+  // Where the files exist (CONFIG_SWAP, CONFIG_ZSWAP): memory.swap.current,
+  // memory.swap.events (high, max, fail) and memory.zswap.current.
+  std::optional<uint64_t> swap_current;
+  std::map<std::string, uint64_t> swap_events;
+  std::optional<uint64_t> zswap_current;
+};
+
+// zswap's module parameters as the host read them (meta.json
+// host.zswap_settings); a number or flag the file did not have stays empty.
+struct ZswapSettings {
+  bool enabled = false;
+  std::string compressor, zpool;
+  std::optional<int> max_pool_percent, accept_threshold_percent;
+  std::optional<bool> shrinker_enabled;
+};
+
+// The host's swap (meta.json host). `setting` and `kind` are empty in a run
+// recorded before cgmem wrote them; the report then knows the size only.
+struct HostSwap {
+  std::optional<std::string> setting;  // swap_setting: none, disk, zram, zswap, zram+disk
+  std::optional<std::string> kind;     // swap_kind: none, disk, zram, zram+disk (/proc/swaps)
+  std::optional<uint64_t> total_bytes;  // swap_total_bytes
+  std::optional<ZswapSettings> zswap;   // zswap_settings; empty when null or not written
+  std::optional<int> swappiness;        // vm.swappiness
 };
 
 struct Meta {
@@ -48,8 +73,13 @@ struct Meta {
   int64_t started_mono_ns = 0;
   std::optional<Limit> max, high;  // absent when not set
   std::optional<Limit> swap_max;   // memory.swap.max, absent when not set
+  std::optional<Limit> swap_high;  // memory.swap.high, absent when not set
   std::optional<uint32_t> high_throttle;  // memory.high.throttle (the RFC's shift), absent when not set
   std::optional<int> cpu, sampler_cpu;
+  // spec.sampler_shares_cpu: the sampler and the workload could run on one
+  // CPU; empty in a run recorded before it was written.
+  std::optional<bool> sampler_shares_cpu;
+  bool traced = false;  // spec.trace: `cgmem run --trace`
   double interval_ms = 0, cap_s = 0;
   std::optional<double> neighbour_ms;  // --neighbour: another cgroup allocating on the workload's CPU
   unsigned neighbours = 0;  // --neighbours: how many; 1 with neighbour_ms in a run recorded before the count was
@@ -62,6 +92,7 @@ struct Meta {
   int hz = 0;
   std::string hz_source;
   std::string virtualized;  // "kvm", "tcg", "hypervisor"; "" when none was seen
+  HostSwap swap;
   uint64_t page_size = 4096;
   std::string code_version, git_commit, binary_hash;
   std::optional<std::string> claim_sha256;
@@ -83,6 +114,7 @@ struct Outcome {
   std::map<std::string, uint64_t> events;
   std::optional<uint64_t> peak_bytes;
   std::vector<std::string> errors;
+  std::optional<TraceFacts> trace;  // a traced run's "trace" object
 };
 
 // Lines a reader could not use, per file: a truncated last line, or a line
@@ -108,6 +140,9 @@ struct Run {
   OpList ops;
   std::vector<Sample> samples;
   LineCounts ops_lines, samples_lines;
+  // trace.jsonl (a traced run); trace_problem says why it could not be read.
+  std::optional<TraceLog> trace;
+  std::string trace_problem;
 };
 
 }  // namespace cgmem::report

@@ -10,6 +10,8 @@
 
 namespace cgmem::report {
 
+inline constexpr double kNsPerMs = 1e6;  // ops.jsonl's lat_ns and t_ns to milliseconds
+
 // The q-quantile (q in [0, 1]) of values; empty input gives nullopt.
 // Reorders `values`.
 std::optional<double> quantile_in_place(std::span<double> values, double q);

@@ -9,8 +9,6 @@ using run_format::Status;
 
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-
 // Median of all ops and p99 of the last 10% of ops by start time (at least one op).
 void latency_columns(const Run& run, RunSummary& s) {
   if (run.ops.empty()) return;

@@ -28,6 +28,9 @@ inline constexpr char kCommandStdoutFile[] = "command.stdout";
 inline constexpr char kLoadStdoutFile[] = "load.stdout";
 inline constexpr char kLoadStderrFile[] = "load.stderr";
 inline constexpr char kLoadTimesFile[] = "load.times.jsonl";  // when load.stdout's bytes came (lab/load_pipe.h)
+// `cgmem run --trace` (cgmem's kernel): the kernel's memcg and scheduler
+// events, one JSON object a line.
+inline constexpr char kTraceFile[] = "trace.jsonl";
 // A matrix's batch directory: the batch record beside its run directories.
 inline constexpr char kBatchFile[] = "batch.json";
 
@@ -58,7 +61,67 @@ inline constexpr char kTimeToKillS[] = "time_to_kill_s";
 inline constexpr char kErrors[] = "errors";
 inline constexpr char kEvents[] = "events";        // memory.events at the end
 inline constexpr char kPeakBytes[] = "peak_bytes";  // memory.peak; null where the kernel has none
+inline constexpr char kTrace[] = "trace";           // a traced run's trace facts (trace_key below); absent otherwise
 }  // namespace outcome_key
+
+// A traced run: the keys of outcome.json's "trace" object and of trace.jsonl's lines.
+namespace trace_key {
+// outcome.json "trace"
+inline constexpr char kEvents[] = "events";
+inline constexpr char kLost[] = "lost";
+inline constexpr char kLostByCpu[] = "lost_by_cpu";
+inline constexpr char kLostUnknown[] = "lost_unknown";          // a page said events were missed, not how many
+inline constexpr char kUnreadablePages[] = "unreadable_pages";  // pages the reader refused
+inline constexpr char kErrors[] = "errors";
+inline constexpr char kRunCgroupId[] = "run_cgroup_id";
+inline constexpr char kNeighbourCgroupIds[] = "neighbour_cgroup_ids";
+inline constexpr char kDriverPid[] = "driver_pid";
+inline constexpr char kDriverCgroupId[] = "driver_cgroup_id";
+inline constexpr char kCgroups[] = "cgroups";  // cgroup id (decimal text) -> path under the cgroup2 mount
+inline constexpr char kHz[] = "hz";
+// Every trace.jsonl line
+inline constexpr char kTNs[] = "t_ns";  // since meta.json started_mono_ns; negative before it
+inline constexpr char kCpu[] = "cpu";
+inline constexpr char kPid[] = "pid";
+inline constexpr char kEvent[] = "event";
+// The events ("event") and their keys
+inline constexpr char kStockDrain[] = "stock_drain";
+inline constexpr char kStockDrainAll[] = "stock_drain_all";
+inline constexpr char kHighPenalty[] = "high_penalty";
+inline constexpr char kHighSleep[] = "high_sleep";
+inline constexpr char kSchedWaking[] = "sched_waking";
+inline constexpr char kSchedSwitch[] = "sched_switch";
+inline constexpr char kStockCpu[] = "stock_cpu";
+inline constexpr char kCgroupId[] = "cgroup_id";
+inline constexpr char kNrPages[] = "nr_pages";
+inline constexpr char kCause[] = "cause";  // refill, over_batch, drain_all, hotplug, unknown
+inline constexpr char kByCgroupId[] = "by_cgroup_id";
+inline constexpr char kComm[] = "comm";
+inline constexpr char kCaller[] = "caller";
+inline constexpr char kUsagePages[] = "usage_pages";
+inline constexpr char kHighPages[] = "high_pages";
+// memcg_high_penalty's swap term inputs: swap usage and memory.swap.high in
+// pages (absent in traces of a kernel built before the patch recorded them)
+inline constexpr char kSwapUsagePages[] = "swap_usage_pages";
+inline constexpr char kSwapHighPages[] = "swap_high_pages";
+inline constexpr char kPasses[] = "passes";
+inline constexpr char kReclaimedPages[] = "reclaimed_pages";
+inline constexpr char kReclaimNs[] = "reclaim_ns";
+inline constexpr char kSummedJiffies[] = "summed_jiffies";
+inline constexpr char kShift[] = "shift";
+inline constexpr char kShiftedJiffies[] = "shifted_jiffies";
+inline constexpr char kPenaltyJiffies[] = "penalty_jiffies";
+inline constexpr char kSleeps[] = "sleeps";
+inline constexpr char kPlannedNs[] = "planned_ns";
+inline constexpr char kSleptNs[] = "slept_ns";
+inline constexpr char kLeftJiffies[] = "left_jiffies";
+inline constexpr char kTargetPid[] = "target_pid";
+inline constexpr char kTargetComm[] = "target_comm";
+inline constexpr char kTargetCpu[] = "target_cpu";
+inline constexpr char kPrevPid[] = "prev_pid";
+inline constexpr char kPrevState[] = "prev_state";
+inline constexpr char kNextPid[] = "next_pid";
+}  // namespace trace_key
 
 // The keys of one ops.jsonl line, in the order the lab writes them.
 namespace op_key {
@@ -75,6 +138,12 @@ inline constexpr char kHighBefore[] = "high_before";
 inline constexpr char kHighAfter[] = "high_after";
 inline constexpr char kMaxBefore[] = "max_before";
 inline constexpr char kMaxAfter[] = "max_after";
+// memory.swap.current and memory.swap.events `high` before and after the op:
+// only on a host with swap (a device in /proc/swaps)
+inline constexpr char kSwapBefore[] = "swap_before";
+inline constexpr char kSwapAfter[] = "swap_after";
+inline constexpr char kSwapHighBefore[] = "swap_high_before";
+inline constexpr char kSwapHighAfter[] = "swap_high_after";
 }  // namespace op_key
 
 // The keys of one samples.jsonl line, and of each process in its "procs".
@@ -87,6 +156,11 @@ inline constexpr char kMemoryEventsLocal[] = "memory_events_local";
 inline constexpr char kMemoryPressure[] = "memory_pressure";
 inline constexpr char kIoPressure[] = "io_pressure";
 inline constexpr char kMemoryStat[] = "memory_stat";
+// Each only where the file exists: memory.swap.current, memory.swap.events
+// (flat-keyed: high, max, fail), memory.zswap.current (CONFIG_ZSWAP).
+inline constexpr char kMemorySwapCurrent[] = "memory_swap_current";
+inline constexpr char kMemorySwapEvents[] = "memory_swap_events";
+inline constexpr char kMemoryZswapCurrent[] = "memory_zswap_current";
 inline constexpr char kCpuStat[] = "cpu_stat";
 inline constexpr char kIoStat[] = "io_stat";
 inline constexpr char kProcs[] = "procs";

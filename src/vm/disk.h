@@ -2,7 +2,7 @@
 // staging directory and reads back with `debugfs -R "rdump ..."`, so neither
 // side needs to mount anything. The guest sees it as /dev/vda, mounted on /vm.
 //
-//   /cgmem-vm/config      SWAP_BYTES=..., CAP_BYTES=... (sourced by /init)
+//   /cgmem-vm/config      SWAP_BYTES=..., SWAP_KIND=..., ZSWAP=..., CAP_BYTES=... (sourced by /init)
 //   /cgmem-vm/command.sh  the command, shell-quoted
 //   /in/                  --script and --file inputs, on PATH in the guest
 //   /out/                 the inner command's working directory

@@ -5,7 +5,7 @@
 # "cgmem-vm: running" (boot time) and "cgmem-vm: error:" (guest failures).
 #
 # The run disk (/dev/vda, ext4, made by the host with mkfs.ext4 -d):
-#   /cgmem-vm/config       shell variables: SWAP_BYTES, CAP_BYTES
+#   /cgmem-vm/config       shell variables: SWAP_BYTES, SWAP_KIND, ZSWAP, CAP_BYTES
 #   /cgmem-vm/command.sh   what to run, already shell-quoted by the host
 #   /in/                   --file and --script inputs (on PATH)
 #   /out/                  the working directory; comes back as --out DIR
@@ -19,6 +19,8 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
+# tracefs, where the kernel has it (cgmem run --trace)
+[ -d /sys/kernel/tracing ] && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 
 say() { echo "cgmem-vm: $*"; }
 die() {
@@ -77,16 +79,29 @@ for c in memory io cpu cpuset; do
 done
 export CGMEM_CGROUP_PARENT=/sys/fs/cgroup/cgmem
 
-# Swap only when asked: zram if the kernel has it, else a swap file on the run disk.
-if [ "$SWAP_BYTES" -gt 0 ]; then
-  if [ -e /sys/block/zram0 ] || [ -e /sys/class/zram-control ]; then
+# Swap only when asked (vm/swap.h): zram, or a swap file on the run disk
+# (its I/O on /dev/vda, where io.max can cap it), with zswap in front of it
+# when ZSWAP=1.
+if [ "$SWAP_KIND" = auto ]; then
+  SWAP_KIND=disk
+  [ -e /sys/block/zram0 ] || [ -e /sys/class/zram-control ] && SWAP_KIND=zram
+fi
+case "$SWAP_KIND" in
+  zram)
+    [ -e /sys/block/zram0 ] || [ -e /sys/class/zram-control ] || die "this kernel has no zram (CONFIG_ZRAM)"
     echo "$SWAP_BYTES" > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
       die "cannot set up zram swap of $SWAP_BYTES bytes"
-  else
+    ;;
+  disk)
     dd if=/dev/zero of=/vm/swapfile bs=1M count=$((SWAP_BYTES / 1048576)) 2>/dev/null &&
       chmod 600 /vm/swapfile && mkswap /vm/swapfile >/dev/null && swapon /vm/swapfile ||
       die "cannot set up a swap file of $SWAP_BYTES bytes"
-  fi
+    ;;
+esac
+zswap=/sys/module/zswap/parameters
+if [ "$ZSWAP" = 1 ]; then
+  [ -w $zswap/enabled ] || die "this kernel has no zswap (CONFIG_ZSWAP)"
+  echo 1 > $zswap/enabled || die "cannot turn zswap on"
 fi
 
 # cgmem host reads the kernel's HZ from /boot/config-RELEASE when it is there.
@@ -100,6 +115,13 @@ release=$(uname -r)
   echo "cpus=$(grep -c ^processor /proc/cpuinfo)"
   echo "mem_total_kib=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
   echo "swap_total_kib=$(awk '/^SwapTotal:/ {print $2}' /proc/meminfo)"
+  echo "swap_kind=$SWAP_KIND"
+  echo "swappiness=$(cat /proc/sys/vm/swappiness 2>/dev/null)"
+  if [ -r $zswap/enabled ]; then
+    for p in enabled compressor zpool max_pool_percent accept_threshold_percent shrinker_enabled; do
+      echo "zswap_$p=$(cat $zswap/$p 2>/dev/null)"
+    done
+  fi
   echo "cgroup_parent=$CGMEM_CGROUP_PARENT"
   echo "cgroup_parent_memory_max=$(cat /sys/fs/cgroup/cgmem/memory.max)"
   echo "psi=$([ -r /proc/pressure/memory ] && echo on || echo off)"

@@ -11,6 +11,7 @@
 
 #include "vm/bzimage.h"
 #include "vm/elf.h"
+#include "common/file.h"
 #include "common/process.h"
 
 namespace fs = std::filesystem;
@@ -215,12 +216,21 @@ Result<Kernel> debian_kernel(const std::string& cache, const DebianKernel& which
   return fallback;
 }
 
+std::string config_option(std::string_view config_text, std::string_view name) {
+  for (size_t at = 0; at < config_text.size();) {
+    size_t end = config_text.find('\n', at);
+    if (end == std::string_view::npos) end = config_text.size();
+    std::string_view line = config_text.substr(at, end - at);
+    at = end + 1;
+    if (line.size() > name.size() + 1 && line.starts_with(name) && line[name.size()] == '=')
+      return std::string(line.substr(name.size() + 1));
+  }
+  return "";
+}
+
 int read_config_hz(const std::string& config_path) {
   if (config_path.empty()) return 0;
-  std::ifstream in(config_path);
-  for (std::string line; std::getline(in, line);)
-    if (line.starts_with("CONFIG_HZ=")) return std::atoi(line.c_str() + 10);
-  return 0;
+  return std::atoi(config_option(read_file_or_empty(config_path), "CONFIG_HZ").c_str());
 }
 
 Result<Kernel> own_kernel(const std::string& path) {

@@ -56,6 +56,10 @@ struct Kernel {
 // CONFIG_HZ in the .config at `config_path`, 0 when it cannot be read.
 int read_config_hz(const std::string& config_path);
 
+// The value of CONFIG_NAME in a kernel's .config text ("y", "m", "1000",
+// "\"lz4\""), or "" when it is unset or absent.
+std::string config_option(std::string_view config_text, std::string_view name);
+
 // $XDG_CACHE_HOME/cgmem, else $HOME/.cache/cgmem.
 Result<std::string> cache_dir();
 

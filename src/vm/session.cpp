@@ -20,6 +20,7 @@
 #include "vm/program_files.h"
 #include "vm/locate.h"
 #include "vm/modules.h"
+#include "vm/swap.h"
 #include "common/process.h"
 
 namespace fs = std::filesystem;
@@ -58,17 +59,22 @@ Result<std::string> prepare_out_dir(const std::string& requested) {
   return dir;
 }
 
+SwapRequest swap_request(const VmOptions& options) {
+  return {.bytes = options.swap_bytes, .kind = options.swap_kind, .zswap = options.zswap};
+}
+
 struct Inputs {
   std::string cgmem, busybox;
   Kernel kernel;
   std::vector<Module> modules;
   std::vector<GuestFile> programs;  // --program: programs with their loader and libraries
+  std::string swap_kind;            // "none", "disk" or "zram" (choose_swap_kind)
 };
 
 Result<std::vector<Module>> guest_modules(const Kernel& kernel, const VmOptions& options,
-                                          const Progress& progress) {
+                                          const std::string& swap_kind, const Progress& progress) {
   if (kernel.modules_dir.empty()) {
-    bool builtin = read_file_or_empty(kernel.config).find("\nCONFIG_VIRTIO_BLK=y") != std::string::npos;
+    bool builtin = config_option(read_file_or_empty(kernel.config), "CONFIG_VIRTIO_BLK") == "y";
     if (!kernel.config.empty() && !builtin) {
       return fail("the kernel " + kernel.image + " has no modules with it and its .config (" + kernel.config +
                   ") lacks CONFIG_VIRTIO_BLK=y", {}, "build virtio_blk in (CONFIG_VIRTIO_BLK=y) and rebuild");
@@ -84,7 +90,7 @@ Result<std::vector<Module>> guest_modules(const Kernel& kernel, const VmOptions&
   std::vector<std::string> wanted;
   if (index->contains("virtio_pci")) wanted.push_back("virtio_pci");
   wanted.push_back("virtio_blk");
-  if (options.swap_bytes > 0 && index->contains("zram")) wanted.push_back("zram");
+  if (swap_kind == "zram" && index->contains("zram")) wanted.push_back("zram");
   if (!options.forwards.empty() && index->contains("virtio_net")) wanted.push_back("virtio_net");
   return resolve_modules(*index, wanted);
 }
@@ -113,7 +119,10 @@ Result<Inputs> gather_inputs(const VmOptions& options, const std::string& self, 
   }
   if (!kernel) return std::unexpected(kernel.error());
   in.kernel = *kernel;
-  auto modules = guest_modules(in.kernel, options, progress);
+  auto swap_kind = choose_swap_kind(swap_request(options), in.kernel);
+  if (!swap_kind) return std::unexpected(swap_kind.error());
+  in.swap_kind = *swap_kind;
+  auto modules = guest_modules(in.kernel, options, in.swap_kind, progress);
   if (!modules) return std::unexpected(modules.error());
   in.modules = std::move(*modules);
   auto dirs = loader_dirs();
@@ -134,8 +143,8 @@ Result<void> build_images(const Inputs& in, const VmOptions& options, const std:
   DiskSpec disk{.image = work + "/disk.img",
                 .staging = work + "/disk-root",
                 .size_bytes = options.disk_bytes,
-                .config = "SWAP_BYTES=" + std::to_string(options.swap_bytes) +
-                          "\nCAP_BYTES=" + std::to_string(parent_cap(options.mem_bytes)) + "\n",
+                .config = swap_config_lines(swap_request(options), in.swap_kind) +
+                          "CAP_BYTES=" + std::to_string(parent_cap(options.mem_bytes)) + "\n",
                 .command = command_script(options),
                 .inputs = options.files};
   if (!options.script.empty()) disk.inputs.push_back(options.script);
@@ -196,6 +205,9 @@ void collect(const std::string& work, VmRun& run) {
   std::string result = work + "/result";
   if (!read_back(work + "/disk.img", "/cgmem-vm", result)) return;
   run.guest = parse_env(read_file_or_empty(result + "/guest.env"));
+  // A kernel without a known .config: the guest chose the kind.
+  if (auto chosen = run.guest.find("swap_kind"); run.swap_kind == "auto" && chosen != run.guest.end())
+    run.swap_kind = chosen->second;
   run.stdout_bytes = read_file_or_empty(result + "/stdout");
   std::string code = read_file_or_empty(result + "/exit_code");
   if (!code.empty() && !run.timed_out && !run.interrupted) run.exit_code = std::atoi(code.c_str());
@@ -216,7 +228,8 @@ nlohmann::json record_json(const VmOptions& options, const VmRun& run) {
                   {"stock_slots_source", run.stock_slots.source}}},
       {"boot_seconds", run.boot_seconds}, {"total_seconds", run.total_seconds},
       {"mem_bytes", options.mem_bytes}, {"cpus", options.cpus}, {"disk_bytes", options.disk_bytes},
-      {"swap_bytes", options.swap_bytes}, {"cgroup_parent_memory_max", parent_cap(options.mem_bytes)},
+      {"swap_bytes", options.swap_bytes}, {"swap_kind", run.swap_kind}, {"zswap", options.zswap},
+      {"cgroup_parent_memory_max", parent_cap(options.mem_bytes)},
       {"out_dir", run.out_dir}, {"console_log", run.console_log}, {"guest", guest},
       {"failed_boots", failed_boots},
   };
@@ -301,7 +314,7 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
   auto out_dir = prepare_out_dir(options.out_dir);
   if (!out_dir) return std::unexpected(out_dir.error());
   VmRun run{.out_dir = *out_dir, .console_log = *out_dir + ".console.log", .record = *out_dir + ".vm.json",
-            .kernel = inputs->kernel};
+            .kernel = inputs->kernel, .swap_kind = inputs->swap_kind};
   if (!options.kernel.empty()) run.built = read_built(options.kernel);
   run.stock_slots = stock_slots_in_effect(options.stock_slots, run.built, run.kernel.release);
   const char* tmp = getenv("TMPDIR");

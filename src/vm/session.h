@@ -34,6 +34,8 @@ struct VmOptions {
   unsigned cpus = 2;
   uint64_t disk_bytes = 1ull << 30;
   uint64_t swap_bytes = 0;
+  std::string swap_kind;             // --swap-kind: "disk", "zram", or "" (zram where the kernel has it; vm/swap.h)
+  bool zswap = false;                // --zswap: zswap in front of a disk swap
   std::chrono::seconds timeout{600};
   bool keep = false;                 // keep the work directory (images)
   std::string kernel;                // --kernel bzImage; empty: a Debian kernel (kernel_name, default debian-6.12)
@@ -69,6 +71,7 @@ struct VmRun {
   SlotsInEffect stock_slots;   // the charge stock's slots per CPU the guest was booted with
   double boot_seconds = -1;    // QEMU start to "cgmem-vm: running" (-1: never)
   double total_seconds = 0;    // QEMU start to QEMU exit
+  std::string swap_kind;       // what the guest set up: "none", "disk" or "zram" (vm/swap.h)
   std::map<std::string, std::string> guest;  // guest.env: kernel_release, thp_enabled, ...
   std::vector<FailedBoot> failed_boots;      // booted again after these (at most two)
 };

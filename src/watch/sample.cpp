@@ -34,13 +34,31 @@ bool parse_events(Events& out, std::string_view text) {
   return known;
 }
 
+bool parse_swap_events(SwapEvents& out, std::string_view text) {
+  bool known = false;
+  cgroup::for_each_flat(text, [&](std::string_view key, uint64_t value) {
+    uint64_t* field = key == "high" ? &out.high : key == "max" ? &out.max : key == "fail" ? &out.fail : nullptr;
+    if (field) *field = value, known = true;
+  });
+  return known;
+}
+
 // The member for a memory.stat key, or null. Keys are compared by length
 // first, so most of the ~60 keys on 6.12 cost one integer compare.
 uint64_t* stat_field(Sample& s, std::string_view key) {
   switch (key.size()) {
     case 4: return key == "anon" ? &s.anon : key == "file" ? &s.file : nullptr;
-    case 6: return key == "pgscan" ? &s.pgscan : nullptr;
-    case 7: return key == "pgsteal" ? &s.pgsteal : key == "pgfault" ? &s.pgfault : nullptr;
+    case 6:
+      return key == "pgscan"   ? &s.pgscan
+             : key == "pswpin" ? &s.pswpin
+             : key == "zswpin" ? &s.zswpin
+                               : nullptr;
+    case 7:
+      return key == "pgsteal"   ? &s.pgsteal
+             : key == "pgfault" ? &s.pgfault
+             : key == "pswpout" ? &s.pswpout
+             : key == "zswpout" ? &s.zswpout
+                                : nullptr;
     case 10: return key == "pgmajfault" ? &s.pgmajfault : nullptr;
     case 23:
       return key == "workingset_refault_anon"   ? &s.refault_anon
@@ -50,8 +68,15 @@ uint64_t* stat_field(Sample& s, std::string_view key) {
   return nullptr;
 }
 
-// memory.stat, "key value" per line: only the eight wanted values are
-// converted (the scan's most expensive file; measured in bench/watch_bench).
+// The StatKey bit of a swap counter only some kernels print, else 0.
+uint8_t swap_key(const Sample& s, const uint64_t* field) {
+  return field == &s.pswpin ? kPswpin : field == &s.pswpout ? kPswpout
+         : field == &s.zswpin ? kZswpin : field == &s.zswpout ? kZswpout : 0;
+}
+
+// memory.stat, "key value" per line: only the wanted values (eight, and up
+// to four swap counters) are converted (the scan's most expensive file;
+// measured in bench/watch_bench).
 bool parse_stat(Sample& s, std::string_view text) {
   bool known = false;
   while (!text.empty()) {
@@ -60,7 +85,10 @@ bool parse_stat(Sample& s, std::string_view text) {
     if (space == std::string_view::npos || space == 0) continue;
     uint64_t* field = stat_field(s, line.substr(0, space));
     if (!field) continue;
-    if (auto value = to_u64(trim(line.substr(space)))) *field = *value, known = true;
+    auto value = to_u64(trim(line.substr(space)));
+    if (!value) continue;
+    *field = *value, known = true;
+    s.stat_keys |= swap_key(s, field);
   }
   return known;
 }
@@ -93,6 +121,9 @@ void parse_into(Sample& s, File file, std::string_view text) noexcept {
     case File::io_pressure: ok = parse_psi(s.io, text); break;
     case File::swap_current: ok = single_u64(s.swap_current, text); break;
     case File::swap_max: ok = single_limit(s.swap_max, text); break;
+    case File::swap_high: ok = single_limit(s.swap_high, text); break;
+    case File::swap_events: ok = parse_swap_events(s.swap_events, text); break;
+    case File::zswap_current: ok = single_u64(s.zswap_current, text); break;
   }
   if (ok) s.read |= bit(file);
   else s.malformed |= bit(file);

@@ -1,16 +1,23 @@
-// One cgroup read once: the raw values `cgmem watch` needs, from the ten
-// control files below, parsed without allocating.
+// One cgroup read once: the raw values `cgmem watch` needs, from the
+// thirteen control files below, parsed without allocating.
 //
 //   memory.current        34140160
 //   memory.high           30195712 | max
 //   memory.max            67108864 | max
 //   memory.events         hierarchical: this cgroup and its descendants
 //   memory.events.local   this cgroup only (kernel 5.7+; memory.events stands in when absent)
-//   memory.stat           anon, file, pgfault, pgmajfault, pgscan, pgsteal, workingset_refault_*
+//   memory.stat           anon, file, pgfault, pgmajfault, pgscan, pgsteal, workingset_refault_*,
+//                         and where the kernel has them pswpin, pswpout (6.13+), zswpin, zswpout (CONFIG_ZSWAP)
 //   memory.pressure       some/full avg10 and total (microseconds stalled)
 //   io.pressure           the same for I/O
 //   memory.swap.current   bytes of swap used (absent without CONFIG_SWAP or swap accounting)
 //   memory.swap.max       the swap limit | max
+//   memory.swap.high      the swap throttle limit | max (5.8+)
+//   memory.swap.events    high, max, fail: hierarchical (the kernel has no .local of it)
+//   memory.zswap.current  bytes of zswap's compressed pool (CONFIG_ZSWAP only)
+//
+// A file that does not exist (memory.swap.* without CONFIG_SWAP, zswap on
+// Debian's kernels) is not read and keeps its default.
 //
 // A Sample is plain data (no heap): the exporter (issue 12) and the guard
 // (issue 15) read the same struct through Row (watch/row.h).
@@ -36,12 +43,16 @@ enum class File : uint8_t {
   io_pressure,
   swap_current,
   swap_max,
+  swap_high,
+  swap_events,
+  zswap_current,
 };
-inline constexpr size_t kFileCount = 10;
+inline constexpr size_t kFileCount = 13;
 inline constexpr std::array<const char*, kFileCount> kFileNames = {
     "memory.current", "memory.high",   "memory.max",      "memory.events",
     "memory.events.local", "memory.stat", "memory.pressure", "io.pressure",
-    "memory.swap.current", "memory.swap.max"};
+    "memory.swap.current", "memory.swap.max", "memory.swap.high", "memory.swap.events",
+    "memory.zswap.current"};
 
 constexpr uint32_t bit(File f) { return 1u << static_cast<unsigned>(f); }
 
@@ -58,6 +69,21 @@ struct Events {
   uint64_t oom = 0;             // OOM situations
   uint64_t oom_kill = 0;        // tasks killed by the OOM killer
   uint64_t oom_group_kill = 0;  // whole-cgroup kills (memory.oom.group)
+};
+
+// memory.swap.events: counted on the cgroup and each ancestor (no .local).
+struct SwapEvents {
+  uint64_t high = 0;  // passes of mem_cgroup_handle_over_high with swap over memory.swap.high: 17 per sleep
+  uint64_t max = 0;   // swap-outs refused at memory.swap.max
+  uint64_t fail = 0;  // swap-outs that failed (memory.swap.max, or no swap slot left)
+};
+
+// memory.stat's swap counters that only some kernels print (StatKeys bits).
+enum StatKey : uint8_t {
+  kPswpin = 1u << 0,   // pages read from swap (6.13+)
+  kPswpout = 1u << 1,  // pages written to swap (6.13+)
+  kZswpin = 1u << 2,   // pages loaded from zswap (CONFIG_ZSWAP)
+  kZswpout = 1u << 3,  // pages stored in zswap (CONFIG_ZSWAP)
 };
 
 struct Sample {
@@ -79,14 +105,25 @@ struct Sample {
   uint64_t anon = 0, file = 0;
   uint64_t pgfault = 0, pgmajfault = 0, pgscan = 0, pgsteal = 0;
   uint64_t refault_anon = 0, refault_file = 0;  // workingset_refault_*
+  uint64_t pswpin = 0, pswpout = 0, zswpin = 0, zswpout = 0;  // pages; 0 where the kernel has no such key
+  uint8_t stat_keys = 0;  // StatKey bits: which of the four memory.stat had
   Psi memory, io;
   uint64_t swap_current = 0;  // bytes
   Limit swap_max = Limit::max();
+  Limit swap_high = Limit::max();
+  SwapEvents swap_events;
+  uint64_t zswap_current = 0;  // bytes
 
   bool has(File f) const { return read & bit(f); }
   // Neither malformed nor unreadable: a missing file (memory.high of the
   // root, memory.swap.* without swap accounting) keeps its default honestly.
   bool trusted(File f) const { return !((malformed | unreadable) & bit(f)); }
+  // memory.swap.current over a memory.swap.high that was read and is set:
+  // the kernel adds the swap term to the throttle (mem_cgroup_handle_over_high).
+  bool over_swap_high() const {
+    return has(File::swap_current) && has(File::swap_high) && !swap_high.is_max() &&
+           swap_current > swap_high.bytes();
+  }
 };
 
 // Parses one file's text into sample (setting its bit in sample.read when

@@ -96,7 +96,7 @@ bool vanished_errno(int err) { return err == ENOENT || err == ENODEV || err == E
 
 // True when the cgroup shows something worth listing its tasks for.
 bool under_pressure(const Rates& r) {
-  return r.rise.high || r.rise.max || r.rise.oom_kill || r.refaults_per_s > 0 ||
+  return r.rise.high || r.rise.max || r.rise.oom_kill || r.swap_rise.high || r.refaults_per_s > 0 ||
          r.memory_some > 0.01 || r.io_some > 0.05;
 }
 

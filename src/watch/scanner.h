@@ -83,8 +83,9 @@ struct ScanOptions {
   Identity identity = Identity::inode;
   bool events = false;                // inotify on memory.events
   bool read_tasks = true;             // list the tasks in D of cgroups under pressure
-  // At most this many cgroups get rows (0: no cap): each keeps up to ten
-  // files open, about 32 to 40 KiB of kernel buffers (docs/watch.md). The
+  // At most this many cgroups get rows (0: no cap): each keeps up to
+  // thirteen files open (twelve without zswap), a page of kernel buffer
+  // each once read, about 48 to 52 KiB (docs/watch.md). The
   // first found, in walk order, keep their place; the others are counted
   // in ScanStats::dropped and tried again each scan.
   size_t max_rows = 0;

@@ -75,6 +75,45 @@ TEST(Collector, ThePageHasTheCountersGaugesStateAndForecastOfEachCgroup) {
   EXPECT_LE(page->series, max_series_per_cgroup());
 }
 
+// The two reads of tests/fixtures/watch-vm-6.12-swap (the VM with zram
+// swap), the second written over the first in place, as the kernel does.
+void copy_files(const std::string& from, const std::string& to) {
+  fs::create_directories(to);
+  for (const auto& file : fs::directory_iterator(from))
+    if (file.is_regular_file()) {
+      std::ifstream in(file.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      spit(to + "/" + file.path().filename().string(), text.str());
+    }
+}
+
+TEST(Collector, TheSwappingStateAndTheSwapSeriesAreOnThePage) {
+  TempDir tmp;
+  const std::string snap = std::string(CGMEM_FIXTURES) + "/watch-vm-6.12-swap/";
+  for (const char* name : {"swapping", "swaphigh"}) copy_files(snap + "0/cgmem/" + name, tmp.path() + "/root/" + name);
+  // No tasks read: the exporter's systemd unit cannot read another user's wchan either.
+  auto c = open_collector({.scan = {.root = tmp.path() + "/root", .kernel = {.hz = 250}, .read_tasks = false}});
+  ASSERT_TRUE(c->scan(45057836298));  // the snapshot's read times
+  for (const char* name : {"swapping", "swaphigh"}) copy_files(snap + "1/cgmem/" + name, tmp.path() + "/root/" + name);
+  ASSERT_TRUE(c->scan(47907726748));
+  const std::string& t = c->page()->text;
+  EXPECT_TRUE(has_line(t, "cgmem_state{cgroup=\"/swapping\",state=\"swapping\"} 1")) << t.substr(t.find("# HELP cgmem_state"), 1500);
+  EXPECT_TRUE(has_line(t, "cgmem_state{cgroup=\"/swapping\",state=\"throttled\"} 0"));
+  EXPECT_TRUE(has_line(t, "cgmem_state{cgroup=\"/swaphigh\",state=\"throttled\"} 1"));
+  EXPECT_TRUE(has_line(t, "cgmem_state{cgroup=\"/swaphigh\",state=\"swapping\"} 0"));
+  EXPECT_TRUE(has_line(t, "cgmem_memory_swap_high_bytes{cgroup=\"/swaphigh\"} 4194304"));
+  EXPECT_TRUE(has_line(t, "cgmem_memory_swap_high_bytes{cgroup=\"/swapping\"} +Inf"));
+  EXPECT_TRUE(has_line(t, "cgmem_memory_swap_events_high_total{cgroup=\"/swaphigh\"} 5589"));
+  EXPECT_TRUE(has_line(t, "cgmem_memory_swap_events_fail_total{cgroup=\"/swapping\"} 0"));
+  // memory.swap.current 40.5% over memory.swap.high: 2627 jiffies at HZ=250, clamped to 500.
+  EXPECT_TRUE(has_line(t, "cgmem_throttle_delay_seconds{cgroup=\"/swaphigh\",term=\"swap\"} 10.508"));
+  EXPECT_TRUE(has_line(t, "cgmem_throttle_delay_seconds{cgroup=\"/swaphigh\",term=\"memory\"} 0"));
+  EXPECT_TRUE(has_line(t, "cgmem_throttle_sleep_seconds{cgroup=\"/swaphigh\"} 2.016"));
+  EXPECT_EQ(t.find("cgmem_throttle_delay_seconds{cgroup=\"/swapping\""), std::string::npos);  // under both limits
+  EXPECT_LE(c->page()->series, 2 * max_series_per_cgroup());
+}
+
 TEST(Collector, OpenMetricsIsRenderedOnceAScraperAsksForIt) {
   TempDir tmp;
   make_cgroup(tmp.path() + "/root/a");

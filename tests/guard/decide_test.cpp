@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "feed.h"
 #include "guard/limits.h"
 #include "rows.h"
 
@@ -13,20 +14,9 @@ namespace {
 using testing::kHigh;
 using testing::kMax;
 using testing::Series;
+using testing::feed;
+using testing::policy;
 using watch::State;
-
-Policy policy(std::string_view text) {
-  auto p = parse_policy(text, "test.toml");
-  EXPECT_TRUE(p) << p.error().message();
-  return p ? std::move(*p) : Policy{};
-}
-
-// Feeds the newest row of s; returns the decisions (and marks them logged, not acted).
-std::vector<Decision> feed(Guard& g, Series& s, bool acted = false) {
-  auto out = g.observe(std::span(&s.rows.back(), 1));
-  for (const auto& d : out) g.done(d, double(d.row->sample.t_ns) / 1e9, acted);
-  return out;
-}
 
 const char* kKillThrottled = R"(
 [[rules]]

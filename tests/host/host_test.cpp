@@ -9,6 +9,7 @@
 
 #include "host/json.h"
 #include "host/probe.h"
+#include "host/swap.h"
 #include "cgroup/mountinfo.h"
 #include "support/fixture.h"
 #include "support/run_cgmem.h"
@@ -160,11 +161,72 @@ TEST(HostProbe, StockSlotsFromTheParameterElseTheVersion) {
   EXPECT_EQ(host_facts_json(unknown)["stock_slots"], nullptr);
 }
 
+// The swap a run is reported by: the devices' kind, zswap in front of a
+// disk, vm.swappiness (host/swap.h).
+TEST(HostProbe, SwapKindZswapAndSwappiness) {
+  HostFacts none = probe_host(roots_of("host-vm-6.12"));
+  EXPECT_EQ(none.swap_kind, "none");
+  EXPECT_EQ(none.swap_setting, "none");
+
+  testing::TempDir dir;
+  std::string tree = dir.copy_fixture("host-vm-6.12", "host");
+  HostRoots roots{tree + "/proc", tree + "/sys", tree + "/boot"};
+  const std::string header = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+  testing::spit(tree + "/proc/swaps", header + "/dev/zram0                               partition\t262140\t\t0\t\t100\n");
+  std::filesystem::create_directories(tree + "/proc/sys/vm");
+  testing::spit(tree + "/proc/sys/vm/swappiness", "60\n");
+  HostFacts zram = probe_host(roots);
+  EXPECT_EQ(zram.swap_kind, "zram");
+  EXPECT_EQ(zram.swap_setting, "zram");
+  EXPECT_EQ(zram.swappiness, 60u);
+  ASSERT_TRUE(zram.zswap_settings);  // the fixture has zswap's enabled parameter, N, and no other
+  EXPECT_FALSE(zram.zswap_settings->enabled);
+  EXPECT_EQ(zram.zswap_settings->compressor, "");
+  EXPECT_EQ(zram.zswap_settings->max_pool_percent, std::nullopt);
+
+  testing::spit(tree + "/proc/swaps", header + "/vm/swapfile                            file\t\t98300\t\t0\t\t-2\n");
+  std::string z = tree + "/sys/module/zswap/parameters";
+  std::filesystem::create_directories(z);
+  for (auto [name, value] : {std::pair{"enabled", "Y"}, {"compressor", "lzo"}, {"zpool", "zsmalloc"},
+                             {"max_pool_percent", "20"}, {"accept_threshold_percent", "90"}, {"shrinker_enabled", "N"}})
+    testing::spit(z + "/" + name, std::string(value) + "\n");
+  HostFacts zswap = probe_host(roots);
+  EXPECT_EQ(zswap.swap_kind, "disk");
+  EXPECT_EQ(zswap.swap_setting, "zswap");
+  ASSERT_TRUE(zswap.zswap_settings);
+  EXPECT_EQ(zswap.zswap_settings->compressor, "lzo");
+  EXPECT_EQ(zswap.zswap_settings->max_pool_percent, 20u);
+  EXPECT_EQ(zswap.zswap_settings->shrinker_enabled, false);
+  nlohmann::json j = host_facts_json(zswap);
+  EXPECT_EQ(j["swap_setting"], "zswap");
+  EXPECT_EQ(j["zswap_settings"]["zpool"], "zsmalloc");
+  EXPECT_EQ(j["zswap_settings"]["accept_threshold_percent"], 90);
+  EXPECT_EQ(j["swappiness"], 60);
+
+  // zswap off, or on with nothing behind it but zram: not the setting.
+  testing::spit(z + "/enabled", "N\n");
+  EXPECT_EQ(probe_host(roots).swap_setting, "disk");
+  std::filesystem::remove(z + "/shrinker_enabled");  // before 6.8
+  EXPECT_EQ(host_facts_json(probe_host(roots))["zswap_settings"]["shrinker_enabled"], nullptr);
+}
+
+TEST(HostHelpers, SwapKindOfTheDevices) {
+  EXPECT_EQ(swap_kind_of({}), "none");
+  EXPECT_EQ(swap_kind_of({{.name = "/dev/zram0"}, {.name = "/swap.img"}}), "zram+disk");
+  EXPECT_EQ(swap_kind_of({{.name = "/dev/nvme0n1p3"}}), "disk");
+  ZswapSettings on{.enabled = true};
+  EXPECT_EQ(swap_setting_of("zram", on), "zram");
+  EXPECT_EQ(swap_setting_of("zram+disk", on), "zswap");
+  EXPECT_EQ(swap_setting_of("none", on), "none");
+}
+
 TEST(HostHelpers, ReleasePatches) {
   // The version is model::parse_kernel_version's (tests/model: KernelVersion.*).
   EXPECT_EQ(release_patches("6.12.117-cgmem-hz1000"), std::vector<std::string>{});
   EXPECT_EQ(release_patches("6.12.117-cgmem-hz1000-throttle"), std::vector<std::string>{"memory-high-throttle"});
   EXPECT_EQ(release_patches("6.12.117-cgmem-hz250-slots"), std::vector<std::string>{"memcg-stock-slots"});
+  EXPECT_EQ(release_patches("6.12.117-cgmem-hz1000-throttle-slots-trace"),
+            (std::vector<std::string>{"memory-high-throttle", "memcg-stock-slots", "memcg-trace"}));
   EXPECT_EQ(release_patches("6.12.117+deb12-cloud-amd64"), std::vector<std::string>{});
 }
 

@@ -23,10 +23,11 @@ namespace {
 
 using testing::TempDir;
 
-const std::string kThrottle(kThrottlePatch), kSlots(kSlotsPatch);
+const std::string kThrottle(kThrottlePatch), kSlots(kSlotsPatch), kTrace(kTracePatch);
 
 TEST(KernelName, RoundTripsThroughInputs) {
-  std::vector<std::vector<std::string>> sets = {{}, {kThrottle}, {kSlots}, {kThrottle, kSlots}};
+  std::vector<std::vector<std::string>> sets = {{}, {kThrottle}, {kSlots}, {kThrottle, kSlots},
+                                                {kThrottle, kSlots, kTrace}};
   for (int hz : kHzChoices) {
     for (const auto& patches : sets) {
       for (std::string version : {"", "6.16.3", "6.12.117"}) {
@@ -42,6 +43,9 @@ TEST(KernelName, RoundTripsThroughInputs) {
   EXPECT_EQ(kernel_name({.hz = 1000, .patches = {kThrottle}}), "hz1000-throttle");
   EXPECT_EQ(kernel_name({.hz = 1000, .patches = {kSlots}}), "hz1000-slots");
   EXPECT_EQ(kernel_name({.hz = 1000, .patches = {kThrottle, kSlots}}), "hz1000-throttle-slots");
+  EXPECT_EQ(kernel_name({.hz = 1000, .patches = {kThrottle, kSlots, kTrace}}), "hz1000-throttle-slots-trace");
+  EXPECT_EQ(build_command("hz1000-throttle-slots-trace"),
+            "cgmem kernel build --hz 1000 --patch memory-high-throttle --patch memcg-stock-slots --patch memcg-trace");
   EXPECT_EQ(kernel_name({.hz = 1000, .version = "6.16.3"}), "6.16.3-hz1000");
   EXPECT_EQ(build_command("hz250-throttle"), "cgmem kernel build --hz 250 --patch memory-high-throttle");
   EXPECT_EQ(build_command("hz1000-throttle-slots"),
@@ -65,8 +69,17 @@ TEST(KernelPatches, AreAppliedInOneOrderWhateverTheOrderGiven) {
   auto bad = ordered_patches({kThrottle, "nope"});
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().message(),
-            "no kernel patch named 'nope' (known patches: memory-high-throttle, memcg-stock-slots)");
-  EXPECT_EQ(patch_names(), (std::vector<std::string>{kThrottle, kSlots}));
+            "no kernel patch named 'nope' (known patches: memory-high-throttle, memcg-stock-slots, memcg-trace)");
+  EXPECT_EQ(patch_names(), (std::vector<std::string>{kThrottle, kSlots, kTrace}));
+  EXPECT_EQ(ordered_patches({kTrace, kSlots, kThrottle}).value(), (std::vector<std::string>{kThrottle, kSlots, kTrace}));
+  // Its events hook into both others' code.
+  for (const auto& without : std::vector<std::vector<std::string>>{{kTrace}, {kTrace, kSlots}, {kTrace, kThrottle}}) {
+    auto alone = ordered_patches(without);
+    ASSERT_FALSE(alone.has_value());
+    EXPECT_EQ(alone.error().message(),
+              "--patch memcg-trace needs --patch memory-high-throttle and --patch memcg-stock-slots (its events hook "
+              "into the throttle's shift and the stock slots' drains)");
+  }
 }
 
 TEST(KernelFragment, SetsHzAndNamesTheReleaseAfterTheLabConfig) {
@@ -91,7 +104,7 @@ TEST(KernelPatch, IsTheRfcPortWithItsHeader) {
   auto unknown = patch_text("nope");
   ASSERT_FALSE(unknown.has_value());
   EXPECT_EQ(unknown.error().message(),
-            "no kernel patch named 'nope' (known patches: memory-high-throttle, memcg-stock-slots)");
+            "no kernel patch named 'nope' (known patches: memory-high-throttle, memcg-stock-slots, memcg-trace)");
   auto slots = patch_text(kSlotsPatch);
   ASSERT_TRUE(slots.has_value());
   EXPECT_EQ(*slots, std::string(slots_patch()));
@@ -422,7 +435,7 @@ TEST(KernelBuildCli, PatchIsRepeatableAndUnknownOnesRefused) {
   auto out = testing::run_cgmem("kernel build --patch memory-high-throttle --patch nope --plan",
                                 "XDG_CACHE_HOME=" + tmp.path() + " ");
   EXPECT_EQ(out.code, 2) << out.text;
-  EXPECT_NE(out.text.find("--patch: nope not in {memory-high-throttle,memcg-stock-slots}"), std::string::npos)
+  EXPECT_NE(out.text.find("--patch: nope not in {memory-high-throttle,memcg-stock-slots,memcg-trace}"), std::string::npos)
       << out.text;
 }
 

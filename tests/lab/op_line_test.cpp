@@ -24,6 +24,24 @@ TEST(OpLine, FormatsEveryKeyInOrder) {
             "\"max_before\":0,\"max_after\":0}\n");
 }
 
+// On a host with swap the line ends with the swap counters.
+TEST(OpLine, SwapCountersOnlyWhenBothEndsHaveThem) {
+  OpRecord r{.op = 1, .phase = run_format::Phase::grow, .pid = 7, .cpu = 0, .t_ns = 10, .lat_ns = 20, .held_bytes = 30,
+             .before = {.current = 1, .high = 2, .max = 3, .has_swap = true, .swap = 4096, .swap_high = 17},
+             .after = {.current = 5, .high = 2, .max = 3, .has_swap = true, .swap = 8192, .swap_high = 34}};
+  char storage[512];
+  JsonLine line(storage);
+  format_op_line(r, line);
+  auto j = nlohmann::json::parse(line.view());
+  EXPECT_EQ(j["swap_before"], 4096);
+  EXPECT_EQ(j["swap_after"], 8192);
+  EXPECT_EQ(j["swap_high_before"], 17);
+  EXPECT_EQ(j["swap_high_after"], 34);
+  r.after.has_swap = false;
+  format_op_line(r, line);
+  EXPECT_FALSE(nlohmann::json::parse(line.view()).contains("swap_before"));
+}
+
 TEST(OpLine, PhasesAndLargestValuesParseBack) {
   OpRecord r{.op = UINT64_MAX, .phase = run_format::Phase::own_high, .pid = 2147483647, .cpu = -1,
              .t_ns = UINT64_MAX, .lat_ns = UINT64_MAX, .held_bytes = UINT64_MAX,

@@ -73,6 +73,18 @@ TEST(Incus, HardAndSoft) {
   EXPECT_EQ(bad.error().what, "Invalid value: 1.5GiB");
 }
 
+// A negative, infinite, NaN or enormous value is refused and sets nothing
+// (a negative MinRAMSpace once reached a cast to an unsigned size first).
+TEST(Slurm, ValuesThatAreNoSizeAreRefusedAndSetNothing) {
+  for (const char* line : {"MinRAMSpace=-30", "MinRAMSpace=inf", "MinRAMSpace=nan", "MinRAMSpace=1e30",
+                           "AllowedRAMSpace=-1", "AllowedRAMSpace=inf", "MaxRAMPercent=nan"}) {
+    SlurmConf conf;
+    SlurmConf before = conf;
+    EXPECT_FALSE(apply_slurm_conf(std::string(line) + "\n", conf).has_value()) << line;
+    EXPECT_EQ(conf.min_ram_mb, before.min_ram_mb) << line;
+  }
+}
+
 TEST(Slurm, AllowedRamSpaceAboveTheRequest) {
   SlurmInput in{.job_mb = 4096, .real_memory_mb = 16000};
   ASSERT_TRUE(apply_slurm_conf("ConstrainRAMSpace=yes\nAllowedRAMSpace=110 # a comment\n", in.conf));

@@ -4,6 +4,8 @@
 
 #include "support/run_cgmem.h"
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <string>
 
@@ -192,6 +194,54 @@ TEST(TranslateCli, EnumFlagsNameWhatTheyTake) {
   auto raw = run("nomad --driver raw_exec --memory 300 --memory-max 512");
   EXPECT_EQ(raw.code, 0) << raw.text;
   EXPECT_TRUE(has(raw, "nomad raw_exec")) << raw.text;
+}
+
+}  // namespace
+
+namespace {
+
+// The verdict with the host's swap: --host-swap, or the kubelet's node swap.
+TEST(TranslateCli, VerdictWithHostSwap) {
+  auto docker = run("docker --memory 256m --working-set 320MiB --host-swap 1G");
+  EXPECT_EQ(docker.code, 0) << docker.text;
+  EXPECT_TRUE(has(docker, "--hz for yours), for a host with 1GiB of swap:\n")) << docker.text;
+  EXPECT_TRUE(has(docker, "container: swaps: 320MiB does not fit in memory.max 256MiB: 64MiB (20.0%) goes to "
+                          "swap")) << docker.text;
+  EXPECT_TRUE(has(docker, "in swap:               64MiB of 256MiB allowed (20.0% of the working set); "
+                          "memory.current 256MiB; OOM kill at 512MiB\n")) << docker.text;
+  auto kube = run("kubelet --version 1.36 --limit 2Gi --request 1Gi --swap-behavior LimitedSwap "
+                  "--node-capacity 8Gi --swap-capacity 4Gi --working-set 2.25GiB");
+  EXPECT_EQ(kube.code, 0) << kube.text;
+  EXPECT_TRUE(has(kube, "for a host with 4GiB of swap (the node's, --swap-capacity; --host-swap for another):"))
+      << kube.text;
+  EXPECT_TRUE(has(kube, "container app: swaps: 2.3GiB does not fit in memory.max 2GiB: 256MiB (11.1%)")) << kube.text;
+  auto bad = run("docker --memory 256m --working-set 320MiB --host-swap lots");
+  EXPECT_EQ(bad.code, 2) << bad.text;
+}
+
+TEST(TranslateCli, VerdictSwapJson) {
+  auto runc = run("runc --limit 268435456 --swap 536870912 --unified memory.swap.high=33554432 "
+                  "--working-set 320MiB --host-swap 4G --json");
+  ASSERT_EQ(runc.code, 0) << runc.text;
+  auto doc = nlohmann::json::parse(runc.text);
+  EXPECT_EQ(doc["verdict_assumes_no_swap"], false);
+  EXPECT_EQ(doc["host_swap"], uint64_t{4} << 30);
+  const auto& v = doc["verdicts"][0];
+  EXPECT_EQ(v["verdict"], "throttled");
+  EXPECT_EQ(v["oom_at"], 536870912);
+  EXPECT_EQ(v["swap"]["memory_swap_high"], 33554432);
+  EXPECT_EQ(v["swap"]["swap_allowed"], 268435456);
+  EXPECT_EQ(v["swap"]["swapped"], 67108864);
+  EXPECT_EQ(v["swap"]["resident"], 268435456);
+  EXPECT_GT(v["swap"]["swap_sleep_ms"].get<double>(), 0);
+  auto none = run("docker --memory 256m --working-set 320MiB --json");
+  ASSERT_EQ(none.code, 0) << none.text;
+  auto plain = nlohmann::json::parse(none.text);
+  EXPECT_EQ(plain["verdict_assumes_no_swap"], true);
+  EXPECT_EQ(plain["host_swap"], 0);
+  EXPECT_EQ(plain["verdicts"][0]["verdict"], "oom");
+  EXPECT_EQ(plain["verdicts"][0]["oom_at"], 268435456);
+  EXPECT_FALSE(plain["verdicts"][0].contains("swap"));
 }
 
 }  // namespace

@@ -111,8 +111,8 @@ TEST(ExamplesPlan, TheOldRfcSpecIsRefusedByTheRamCheck) {
   auto out = cgmem::testing::run_cgmem_split("matrix " + (dir / "rfc.toml").string() +
                                              " --vm-swap 64M --plan --out /tmp/cgmem-old-rfc-unused");
   EXPECT_EQ(out.code, 2) << out.out << out.err;
-  EXPECT_NE(out.out.find("plan rfc: 20 runs in the VM on kernel hz1000-throttle-slots (the spec names kernel "
-                         "hz1000-throttle-slots); the guest: 2 CPUs, 960MiB of RAM (--vm-mem 1G less what its kernel keeps)\n"),
+  EXPECT_NE(out.out.find("plan rfc: 20 runs in the VM on kernel hz1000-throttle-slots-trace (the spec names "
+                         "kernel hz1000-throttle-slots-trace); the guest: 2 CPUs, 960MiB of RAM (--vm-mem 1G less what its kernel keeps)\n"),
             std::string::npos)
       << out.out;
   EXPECT_NE(out.out.find("refused alloc-forever-shift0-r1: workload options after '--': --target 1GiB is above "
@@ -180,6 +180,38 @@ TEST(ExamplesPlan, NeighboursArePlannedAndCheckedAsCgmemRunChecksThem) {
                          "--neighbour 8ms or more, or fewer --neighbours)\n"),
             std::string::npos)
       << out.out;
+  EXPECT_FALSE(fs::exists(dir / "b"));
+  fs::remove_all(dir);
+}
+
+// trace = true plans `--trace` (a flag without a value), false unsets it
+// (a workload over the defaults), and anything else is refused; --trace
+// traces every run.
+TEST(ExamplesPlan, TraceIsAFlagTrueOrFalse) {
+  fs::path dir = fs::temp_directory_path() / "cgmem-plan-trace";
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.toml") << "reps = 1\n[defaults]\ntrace = true\n[[configs]]\nname = \"c\"\nhigh = \"28M\"\n"
+                                   "[[workloads]]\nname = \"on\"\nargs = [\"--target\", \"40M\"]\n"
+                                   "[[workloads]]\nname = \"off\"\ntrace = false\nargs = [\"--target\", \"40M\"]\n";
+  auto plan = [&](const std::string& more) {
+    return cgmem::testing::run_cgmem_split("matrix " + (dir / "s.toml").string() + " --vm --plan --out " +
+                                           (dir / "b").string() + more);
+  };
+  auto out = plan("");
+  EXPECT_NE(out.out.find("--name on-c-r1 --out " + (dir / "b/on-c-r1").string() + " --high 28M --trace --quiet --"),
+            std::string::npos)
+      << out.out << out.err;
+  EXPECT_NE(out.out.find("--name off-c-r1 --out " + (dir / "b/off-c-r1").string() + " --high 28M --quiet --"),
+            std::string::npos)
+      << out.out;
+  out = plan(" --trace");
+  EXPECT_NE(out.out.find("--name off-c-r1 --out " + (dir / "b/off-c-r1").string() + " --high 28M --trace --quiet --"),
+            std::string::npos)
+      << out.out;
+  std::ofstream(dir / "s.toml") << "[[configs]]\nname = \"c\"\ntrace = \"yes\"\n[[workloads]]\nname = \"w\"\n";
+  out = plan("");
+  EXPECT_EQ(out.code, 2);
+  EXPECT_NE(out.err.find("config c.trace must be true or false"), std::string::npos) << out.err;
   EXPECT_FALSE(fs::exists(dir / "b"));
   fs::remove_all(dir);
 }

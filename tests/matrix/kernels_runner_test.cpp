@@ -113,7 +113,8 @@ TEST_F(MatrixKernelSessions, EachKernelIsABatchOfItsOwnInItsLabelsDirectory) {
   EXPECT_FALSE(fs::exists(b / "debian-6.12/nb8-high-r1"));
   // Each kernel's batch.json records its kernel and each run's label.
   Json sub = read_json(b / "slots7/batch.json");
-  EXPECT_EQ(sub["kernel"], (Json{{"label", "slots7"}, {"name", "hz1000-throttle-slots"}, {"stock_slots", 7}}));
+  EXPECT_EQ(sub["kernel"], (Json{{"label", "slots7"}, {"name", "hz1000-throttle-slots"}, {"stock_slots", 7},
+                                 {"swap", nullptr}, {"swap_kind", nullptr}, {"zswap", false}}));
   EXPECT_EQ(sub["runs"][1]["dir"], "nb8-high-r1");
   EXPECT_EQ(sub["runs"][1]["kernel"], "slots7");
   EXPECT_EQ(read_json(b / "debian-6.12/batch.json")["kernel"]["stock_slots"], nullptr);

@@ -92,6 +92,51 @@ TEST(MatrixKernels, BadKernelsAreErrorsWordForWord) {
             "matrix spec: workload w names kernel 'b', which is not defined" + kTail);
 }
 
+// A [[kernels]] entry's swap: one boot's swap setting (docs/matrix.md, "Swap").
+TEST(MatrixKernels, EachKernelEntryHasItsSwap) {
+  auto spec = parse_spec(std::string("[[kernels]]\nname = \"a\"\nlabel = \"noswap\"\n"
+                                     "[[kernels]]\nname = \"a\"\nlabel = \"zram\"\nswap = \"256M\"\nswap_kind = \"zram\"\n"
+                                     "[[kernels]]\nname = \"b\"\nlabel = \"zswap\"\nswap = \"64M\"\nzswap = true\n") +
+                             kBody + "swap_high = \"16M\"\n",
+                         "s.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message();
+  EXPECT_EQ(spec->kernels[0].swap, "");
+  EXPECT_EQ(spec->kernels[1].swap, "256M");
+  EXPECT_EQ(spec->kernels[1].swap_kind, "zram");
+  EXPECT_FALSE(spec->kernels[1].zswap);
+  EXPECT_TRUE(spec->kernels[2].zswap);
+  EXPECT_EQ(spec->workloads[0].flags.at("swap_high"), "16M");
+  EXPECT_EQ(run_flag("swap_high"), "--swap-high");
+  EXPECT_EQ(error_of(std::string("[[kernels]]\nname = \"a\"\nswap_kind = \"disk\"\n") + kBody),
+            "matrix spec: kernels[0] sets swap_kind without a swap size: add swap = \"SIZE\"" + kTail);
+  EXPECT_EQ(error_of(std::string("[[kernels]]\nname = \"a\"\nswap = \"0\"\nzswap = true\n") + kBody),
+            "matrix spec: kernels[0] sets zswap without a swap size: add swap = \"SIZE\"" + kTail);
+  EXPECT_EQ(error_of(std::string("[[kernels]]\nname = \"a\"\nswap = \"1G\"\nswap_kind = \"zram\"\nzswap = true\n") + kBody),
+            "matrix spec: kernels[0]: zswap sits in front of a disk swap, not zram (swap_kind = \"disk\" or none)" + kTail);
+  EXPECT_EQ(error_of(std::string("[[kernels]]\nname = \"a\"\nswap = \"lots\"\n") + kBody),
+            "matrix spec: kernels[0].swap = 'lots' is not a size (256M)" + kTail);
+  EXPECT_EQ(error_of(std::string("[[kernels]]\nname = \"a\"\nswap = 256\n") + kBody),
+            "matrix spec: kernels[0].swap must be a string (integer given)" + kTail);
+  EXPECT_EQ(error_of(std::string("[[kernels]]\nname = \"a\"\nswap = \"1G\"\nswap_kind = \"nvme\"\n") + kBody),
+            "matrix spec: kernels[0].swap_kind = 'nvme' is not disk or zram" + kTail);
+  EXPECT_EQ(error_of(std::string("[[kernels]]\nname = \"a\"\nswap = \"1G\"\nzswap = \"yes\"\n") + kBody),
+            "matrix spec: kernels[0].zswap must be true or false (string given)" + kTail);
+}
+
+// The bundled swap batch: four boots, the swap runs only where there is swap.
+TEST(MatrixKernels, TheBundledSwapSpec) {
+  auto spec = load_spec(std::string(CGMEM_SOURCE_DIR) + "/examples/claims-swap.toml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message();
+  std::vector<std::string> labels;
+  for (const auto& k : spec->kernels) labels.push_back(k.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"noswap", "disk", "zram", "zswap"}));
+  EXPECT_TRUE(spec->kernels[3].zswap);
+  auto runs = plan_all(*spec, {.batch_dir = "/b"});
+  std::map<std::string, int> per_kernel;
+  for (const auto& r : runs) ++per_kernel[r.kernel];
+  EXPECT_EQ(per_kernel, (std::map<std::string, int>{{"noswap", 13}, {"disk", 17}, {"zram", 17}, {"zswap", 17}}));
+}
+
 TEST(MatrixKernels, NeighboursIsARunFlag) {
   EXPECT_EQ(run_flag("neighbours"), "--neighbours");
   auto spec = parse_spec(std::string(kBody) + "neighbour = \"100ms\"\nneighbours = 8\n", "s.toml");
@@ -176,7 +221,8 @@ TEST(MatrixKernels, ThePlanListsTheRunsPerKernel) {
   auto json = nlohmann::json::parse(cgmem::testing::run_cgmem_split("matrix " + spec + " --plan --json --out " + out).out);
   EXPECT_EQ(json["kernel"], nullptr);
   EXPECT_EQ(json["kernels"][1], (nlohmann::json{{"label", "no-such-kernel-slots7"}, {"name", "no-such-kernel"},
-                                                {"stock_slots", 7}, {"runs", 1}}));
+                                                {"stock_slots", 7}, {"runs", 1}, {"swap", nullptr},
+                                                {"swap_kind", nullptr}, {"zswap", false}}));
   EXPECT_EQ(json["runs"][2]["kernel"], "no-such-kernel-slots7");
   // Natively, a spec of several kernels is refused: each needs a VM session.
   auto native = cgmem::testing::run_cgmem_split("matrix " + spec + " --native --plan --out " + out);

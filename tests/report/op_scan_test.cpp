@@ -24,12 +24,13 @@ TEST(ReportOpScan, ReadsEveryKeyOfTheFormatExample) {
   EXPECT_EQ(op.high_before, 10438u);
   EXPECT_EQ(op.high_after, 10455u);
   EXPECT_EQ(op.max_after, 2u);
+  EXPECT_EQ(op.pid, 311);
 }
 
 bool same(const Op& a, const Op& b) {
   return a.t_ns == b.t_ns && a.lat_ns == b.lat_ns && a.current_before == b.current_before &&
          a.current_after == b.current_after && a.high_before == b.high_before && a.high_after == b.high_after &&
-         a.max_after == b.max_after && a.phase == b.phase;
+         a.max_after == b.max_after && a.phase == b.phase && a.pid == b.pid;
 }
 
 // Lines in the lab's exact shape take the scanner's fast path; the same
@@ -52,6 +53,7 @@ TEST(ReportOpScan, LabShapeAndGeneralPathAgree) {
   EXPECT_EQ(fast.current_before, UINT64_MAX);
   EXPECT_EQ(fast.t_ns, -5);
   EXPECT_EQ(fast.phase, run_format::Phase::own_high);
+  EXPECT_EQ(fast.pid, 9);
   std::string reordered = R"({"max_after":3,)" + lab.substr(1, lab.size() - 16) + "}";
   ASSERT_TRUE(scan_op_line(reordered, moved)) << reordered;
   EXPECT_TRUE(same(fast, moved));

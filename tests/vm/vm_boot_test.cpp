@@ -222,9 +222,23 @@ TEST(VmBoot, SwapIsZramOfTheAskedSize) {
   EXPECT_NE(boot.stdout_text.find("65532"), std::string::npos) << boot.stdout_text;
   auto record = nlohmann::json::parse(slurp(boot.out.string() + ".vm.json"));
   EXPECT_EQ(record["guest"]["swap_total_kib"], "65532");
+  EXPECT_EQ(record["swap_kind"], "zram");
+  EXPECT_EQ(record["guest"]["swap_kind"], "zram");
+  EXPECT_EQ(record["zswap"], false);
   // --json: the record on stderr, in place of the progress lines.
   EXPECT_EQ(boot.stderr_text.find("cgmem vm: booting"), std::string::npos) << boot.stderr_text;
   EXPECT_NE(boot.stderr_text.find("\"swap_bytes\":67108864"), std::string::npos) << boot.stderr_text;
+}
+
+// Debian's cloud kernels have no zswap: refused before anything boots.
+TEST(VmBoot, ZswapOnDebiansKernelIsRefusedBeforeBoot) {
+  auto boot = prepare("zswap-debian");
+  auto args = base_args(boot);
+  args.insert(args.end(), {"--swap", "64M", "--zswap", "--", "version"});
+  finish(boot, start(boot, args));
+  EXPECT_NE(boot.code, 0);
+  EXPECT_NE(boot.stderr_text.find("is built without zswap (CONFIG_ZSWAP)"), std::string::npos) << boot.stderr_text;
+  EXPECT_EQ(boot.stderr_text.find("booting"), std::string::npos) << boot.stderr_text;
 }
 
 TEST(VmBoot, InnerFlagsNeedNoDoubleDash) {

@@ -189,7 +189,8 @@ TEST(Classify, CountersGoingBackwardsAreNoRise) {
 TEST(Classify, SeverityOrdersTheStatesForTop) {
   EXPECT_GT(severity(State::oom_killed), severity(State::throttled));
   EXPECT_GT(severity(State::throttled), severity(State::thrashing));
-  EXPECT_GT(severity(State::thrashing), severity(State::at_max));
+  EXPECT_GT(severity(State::thrashing), severity(State::swapping));
+  EXPECT_GT(severity(State::swapping), severity(State::at_max));
   EXPECT_GT(severity(State::at_max), severity(State::reclaiming));
   EXPECT_GT(severity(State::reclaiming), severity(State::near_high));
   EXPECT_GT(severity(State::near_high), severity(State::unknown));
@@ -198,6 +199,7 @@ TEST(Classify, SeverityOrdersTheStatesForTop) {
   EXPECT_EQ(state_name(State::near_high), "near_high");
   EXPECT_EQ(state_name(State::oom_killed), "oom_killed");
   EXPECT_EQ(state_name(State::unknown), "unknown");
+  EXPECT_EQ(state_name(State::swapping), "swapping");
 }
 
 // One sleep per page: 20 sleeps while 20 pages were faulted in.

@@ -70,7 +70,9 @@ Result<Batch> start_batch(const MatrixSpec& spec, const MatrixOptions& o, const 
 }  // namespace
 
 Json kernel_json(const KernelSpec& k) {
-  return {{"label", k.label}, {"name", k.name}, {"stock_slots", k.stock_slots ? Json(*k.stock_slots) : Json(nullptr)}};
+  return {{"label", k.label}, {"name", k.name}, {"stock_slots", k.stock_slots ? Json(*k.stock_slots) : Json(nullptr)},
+          {"swap", k.swap.empty() ? Json(nullptr) : Json(k.swap)},
+          {"swap_kind", k.swap_kind.empty() ? Json(nullptr) : Json(k.swap_kind)}, {"zswap", k.zswap}};
 }
 
 const KernelSpec* planned_kernel(const MatrixSpec& spec, const PlanOptions& o) {

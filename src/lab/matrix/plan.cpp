@@ -90,7 +90,7 @@ std::vector<std::string> run_arguments(const PlannedRun& run, const std::string&
   std::vector<std::string> args = {"run", "--name", run.name, "--out", run_dir};
   for (const auto& [key, value] : run.flags) {
     args.push_back(run_flag(key));
-    args.push_back(value);
+    if (run_flag_takes_value(key)) args.push_back(value);
   }
   args.push_back("--quiet");
   if (!run.command.empty()) {

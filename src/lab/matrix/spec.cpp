@@ -32,7 +32,7 @@ constexpr int64_t kMaxReps = 1000;
 constexpr uint64_t kMaxRuns = 100000;
 
 // spec key -> `cgmem run` flag, and what the value is.
-enum class Kind { size, limit, cpu, duration_s, positive_s, duration_ms, text };
+enum class Kind { size, limit, cpu, duration_s, positive_s, duration_ms, text, flag };
 struct FlagKey {
   const char* key;
   const char* flag;
@@ -41,13 +41,14 @@ struct FlagKey {
 constexpr FlagKey kFlags[] = {
     {"max", "--max", Kind::limit},          {"high", "--high", Kind::limit},
     {"low", "--low", Kind::limit},          {"min", "--min", Kind::limit},
-    {"swap_max", "--swap-max", Kind::limit}, {"io_rbps", "--io-rbps", Kind::size},
+    {"swap_max", "--swap-max", Kind::limit}, {"swap_high", "--swap-high", Kind::limit}, {"io_rbps", "--io-rbps", Kind::size},
     {"io_wbps", "--io-wbps", Kind::size},   {"cpu", "--cpu", Kind::cpu},
     {"sampler_cpu", "--sampler-cpu", Kind::cpu}, {"interval", "--interval", Kind::duration_ms},
     {"cap", "--cap", Kind::positive_s},     {"neighbour", "--neighbour", Kind::duration_ms},
     {"parent", "--parent", Kind::text},     {"high_throttle", "--high-throttle", Kind::cpu},
     {"ready_tcp", "--ready-tcp", Kind::cpu}, {"ready_delay", "--ready-delay", Kind::duration_s},
     {"neighbours", "--neighbours", Kind::cpu},  // a whole number; cgmem run checks 1 to 64
+    {"trace", "--trace", Kind::flag},           // true or false: a flag without a value
 };
 
 const FlagKey* find_flag(std::string_view key) {
@@ -113,6 +114,7 @@ bool valid(Kind kind, const std::string& value) {
     case Kind::positive_s: return parse_seconds(value, 1).value_or(0) > 0;  // a cap of 0 would end every run at once
     case Kind::duration_ms: return parse_seconds(value, 1e-3).has_value();
     case Kind::text: return !value.empty();
+    case Kind::flag: return value == "true";
   }
   return false;
 }
@@ -126,6 +128,12 @@ Result<void> read_flags(const toml::table& t, const std::set<std::string>& allow
     if (allowed.count(key)) continue;
     const FlagKey* f = find_flag(key);
     if (!f) return spec_error(path, fmt::format("unknown key '{}' in {}", key, where));
+    if (f->kind == Kind::flag) {  // true: the flag; false unsets it
+      auto on = node.value_exact<bool>();
+      if (!on) return spec_error(path, fmt::format("{}.{} must be true or false", where, key));
+      flags[key] = *on ? "true" : "";
+      continue;
+    }
     auto value = text_of(node);
     if (value && value->empty()) {  // "" unsets what defaults or the config set
       flags[key] = "";
@@ -228,6 +236,30 @@ Result<void> read_workloads(const toml::table& root, const std::string& path, Ma
   return {};
 }
 
+// A [[kernels]] entry's swap: swap = "256M", swap_kind = "disk" or "zram",
+// zswap = true (in front of a disk swap).
+Result<void> read_kernel_swap(const toml::table& t, const std::string& where, const std::string& path, KernelSpec& k) {
+  for (const char* key : {"swap", "swap_kind"})
+    if (const toml::node* node = t.get(key); node && !node->is_string())
+      return spec_error(path, fmt::format("{}.{} must be a string ({} given)", where, key, toml_type_name(node->type())));
+  if (const toml::node* node = t.get("zswap"); node && !node->is_boolean())
+    return spec_error(path, fmt::format("{}.zswap must be true or false ({} given)", where, toml_type_name(node->type())));
+  k.swap = t["swap"].value_or(std::string());
+  k.swap_kind = t["swap_kind"].value_or(std::string());
+  k.zswap = t["zswap"].value_or(false);
+  if (!k.swap.empty() && !parse_bytes(k.swap))
+    return spec_error(path, fmt::format("{}.swap = '{}' is not a size (256M)", where, k.swap));
+  if (!k.swap_kind.empty() && k.swap_kind != "disk" && k.swap_kind != "zram")
+    return spec_error(path, fmt::format("{}.swap_kind = '{}' is not disk or zram", where, k.swap_kind));
+  bool no_swap = k.swap.empty() || *parse_bytes(k.swap) == 0;
+  if (no_swap && (k.zswap || !k.swap_kind.empty()))
+    return spec_error(path, fmt::format("{} sets {} without a swap size: add swap = \"SIZE\"", where,
+                                        k.zswap ? "zswap" : "swap_kind"));
+  if (k.zswap && k.swap_kind == "zram")
+    return spec_error(path, where + ": zswap sits in front of a disk swap, not zram (swap_kind = \"disk\" or none)");
+  return {};
+}
+
 // [[kernels]]: each config x workload runs on each, one VM session per
 // kernel, in BATCH/LABEL; so a label is one safe path component.
 Result<void> read_kernels(const toml::table& root, const std::string& path, MatrixSpec& spec) {
@@ -241,8 +273,9 @@ Result<void> read_kernels(const toml::table& root, const std::string& path, Matr
     const toml::table* t = (*kernels)[i].as_table();
     std::string where = fmt::format("kernels[{}]", i);
     if (!t) return spec_error(path, where + " is not a table");
+    static const std::set<std::string> known = {"name", "label", "stock_slots", "swap", "swap_kind", "zswap"};
     for (const auto& [k, value] : *t)
-      if (k.str() != "name" && k.str() != "label" && k.str() != "stock_slots")
+      if (!known.count(std::string(k.str())))
         return spec_error(path, fmt::format("unknown key '{}' in {}", k.str(), where));
     KernelSpec k;
     auto name = (*t)["name"].value<std::string>();
@@ -251,6 +284,7 @@ Result<void> read_kernels(const toml::table& root, const std::string& path, Matr
     auto slots = integer(*t, "stock_slots", "kernel " + k.name + ".", path, 1, 7);
     if (!slots) return std::unexpected(slots.error());
     if (*slots) k.stock_slots = static_cast<int>(**slots);
+    if (auto ok = read_kernel_swap(*t, where, path, k); !ok) return std::unexpected(ok.error());
     if (const toml::node* label = t->get("label"); label && !label->is_string())
       return spec_error(path, fmt::format("{}.label must be a string ({} given)", where, toml_type_name(label->type())));
     k.label = (*t)["label"].value_or(k.stock_slots ? fmt::format("{}-slots{}", k.name, *k.stock_slots) : k.name);
@@ -330,6 +364,11 @@ void override_kernel(MatrixSpec& spec, const std::string& name) {
 std::string run_flag(const std::string& key) {
   const FlagKey* f = find_flag(key);
   return f ? f->flag : "";
+}
+
+bool run_flag_takes_value(const std::string& key) {
+  const FlagKey* f = find_flag(key);
+  return !f || f->kind != Kind::flag;
 }
 
 std::optional<std::string> resolve_percent(const RunFlags& flags, const std::string& key) {

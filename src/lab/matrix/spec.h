@@ -66,6 +66,11 @@ struct KernelSpec {
   std::string name;                // `cgmem vm --kernel NAME`: a cache name, "debian-6.1", or a bzImage
   std::string label;               // the report's column and the runs' directory
   std::optional<int> stock_slots;  // `cgmem vm --stock-slots N`: memcg stock slots per CPU at boot (1..7)
+  // The guest's swap for this session (`cgmem vm --swap SIZE --swap-kind
+  // KIND --zswap`, vm/swap.h); empty swap: the matrix's --vm-swap.
+  std::string swap;                // "256M"
+  std::string swap_kind;           // "disk", "zram", or "" (zram where the kernel has it)
+  bool zswap = false;
 };
 
 struct MatrixSpec {
@@ -100,6 +105,8 @@ void override_kernel(MatrixSpec& spec, const std::string& name);
 // The `cgmem run` flag for a spec key ("swap_max" -> "--swap-max"), or empty
 // when the key is not a run option.
 std::string run_flag(const std::string& key);
+// False for a flag without a value (trace = true is --trace).
+bool run_flag_takes_value(const std::string& key);
 
 // A limit given as "N%" of the same run's max ("90%" with max 256M), in
 // bytes rounded down to a 4 KiB page as the kubelet does; nullopt when there

@@ -1,5 +1,5 @@
 # The patched kernel's memory.high.throttle, checked in the guest by
-# `cgmem vm --kernel hz1000-throttle-slots --script run.sh`; everything lands in the
+# `cgmem vm --kernel hz1000-throttle-slots-trace --script run.sh`; everything lands in the
 # working directory, which comes back as --out DIR and is checked by
 # kernel_vm_test.cpp on the host.
 #
