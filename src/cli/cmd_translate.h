@@ -9,8 +9,11 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "common/error.h"
 #include "managers/assignment.h"
+#include "managers/verdict.h"
 
 namespace CLI {
 class App;
@@ -30,6 +33,9 @@ struct TranslateOutput {
 
 // Prints the translation (and the verdict when a working set is given).
 void print_translation(const managers::Translation& t, const TranslateOutput& o);
+
+// A verdict as `cgmem translate --json` and `cgmem advise --json` give it.
+nlohmann::json verdict_json(const managers::Verdict& v);
 
 // One manager's subcommand: define_X() adds the manager's own flags to `sub`,
 // keeps their values in its own options struct, and returns the function

@@ -47,23 +47,6 @@ json swap_json(const managers::SwapVerdict& s) {
           {"swapped_share", s.swapped_share},          {"swap_sleep_ms", s.swap_sleep_ms}};
 }
 
-json verdict_json(const managers::Verdict& v) {
-  auto limit = limit_json;
-  json out = {{"scope", v.scope},           {"verdict", v.kind},
-              {"working_set", v.working_set}, {"memory_high", limit(v.high)},
-              {"memory_max", limit(v.max)}, {"hz", v.hz},
-              {"summary", v.summary}};
-  if (v.sleep_start) out["sleep_start"] = *v.sleep_start;
-  if (v.oom_at) out["oom_at"] = *v.oom_at;
-  if (v.kind == "throttled") out["sleep_ms"] = v.sleep_ms;
-  if (v.kind != "fits") out["per_batch"] = cost_json(v.per_batch), out["per_page"] = cost_json(v.per_page);
-  if (v.seconds_to_high) out["seconds_to_high"] = *v.seconds_to_high;
-  if (v.seconds_to_max_unthrottled) out["seconds_to_max_unthrottled"] = *v.seconds_to_max_unthrottled;
-  if (v.seconds_to_oom_unthrottled) out["seconds_to_oom_unthrottled"] = *v.seconds_to_oom_unthrottled;
-  if (v.swap) out["swap"] = swap_json(*v.swap);
-  return out;
-}
-
 // --host-swap, else the swap the manager's input names (the kubelet's node swap), else none.
 uint64_t host_swap(const managers::Translation& t, const TranslateOutput& o) {
   return o.host_swap.value_or(t.host_swap.value_or(0));
@@ -143,6 +126,24 @@ void print_verdicts(const managers::Translation& t, const std::vector<managers::
 }
 
 }  // namespace
+
+nlohmann::json verdict_json(const managers::Verdict& v) {
+  auto limit = limit_json;
+  nlohmann::json out = {{"scope", v.scope},           {"verdict", v.kind},
+              {"working_set", v.working_set}, {"memory_high", limit(v.high)},
+              {"memory_max", limit(v.max)}, {"hz", v.hz},
+              {"summary", v.summary}};
+  if (v.sleep_start) out["sleep_start"] = *v.sleep_start;
+  if (v.oom_at) out["oom_at"] = *v.oom_at;
+  if (v.kind == "throttled") out["sleep_ms"] = v.sleep_ms;
+  if (v.kind != "fits") out["per_batch"] = cost_json(v.per_batch), out["per_page"] = cost_json(v.per_page);
+  if (v.seconds_to_high) out["seconds_to_high"] = *v.seconds_to_high;
+  if (v.seconds_to_max_unthrottled) out["seconds_to_max_unthrottled"] = *v.seconds_to_max_unthrottled;
+  if (v.seconds_to_oom_unthrottled) out["seconds_to_oom_unthrottled"] = *v.seconds_to_oom_unthrottled;
+  if (v.swap) out["swap"] = swap_json(*v.swap);
+  return out;
+}
+
 
 void print_translation(const managers::Translation& t, const TranslateOutput& o) {
   auto vs = verdicts(t, o);

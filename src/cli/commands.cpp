@@ -20,6 +20,7 @@ constexpr Command kCommands[] = {
     {"matrix", "run a study's configs x workloads x repetitions, natively or in the VM", run_matrix},
     {"report", "summarize run directories and compare them with the kernel's formula", run_report},
     {"model", "predict what memory.high does: penalty, time to grow, tables", run_model},
+    {"advise", "the memory.high and memory.max to set for a program, from runs of it without limits", run_advise},
     {"watch", "which cgroups are throttled, thrashing, swapping, at memory.max or killed, live (reads only)", run_watch},
     {"guard", "act on a cgroup2 subtree by a policy: kill crawlers, raise memory.high, emulate the RFC shift", run_guard},
     {"top", "a live terminal view of the cgroups under memory pressure, worst first", run_top},

@@ -8,6 +8,7 @@ namespace cgmem::cli {
 int run_version(std::span<char*> args);
 int run_host(std::span<char*> args);
 int run_model(std::span<char*> args);
+int run_advise(std::span<char*> args);
 int run_vm(std::span<char*> args);
 int run_translate(std::span<char*> args);
 int run_workload(std::span<char*> args);

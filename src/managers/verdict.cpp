@@ -29,11 +29,13 @@ void throttled(Verdict& v, const VerdictInput& in, model::Throttle th) {
   v.sleep_ms = model::sleep_seconds(th, in.working_set) * 1000;
   v.summary = fmt::format(
       "throttled: {} is {:.1f}% over memory.high {}; each {} allocation sleeps {} at one sleep per "
-      "batch, {} at one per page; memory.high alone never kills",
+      "batch, {} at one per page; {}",
       format_bytes(in.working_set),
       100.0 * static_cast<double>(in.working_set - v.high.bytes()) / static_cast<double>(v.high.bytes()),
       format_bytes(v.high.bytes()), format_bytes(in.op_bytes), duration_text(v.per_batch.op_seconds),
-      duration_text(v.per_page.op_seconds));
+      duration_text(v.per_page.op_seconds),
+      v.max.is_max() ? "memory.high alone never kills"
+                     : fmt::format("not killed: it is within memory.max {}", format_bytes(v.max.bytes())));
 }
 
 void oom(Verdict& v, const VerdictInput& in, model::Throttle th) {

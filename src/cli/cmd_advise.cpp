@@ -1,0 +1,173 @@
+// cgmem advise RUN...: the memory.high and memory.max to set for a program,
+// from run directories recorded without limits, with what the kernel's
+// arithmetic says they will do to it (docs/advise.md). Reads only.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "advise/recommend.h"
+#include "advise/settings.h"
+#include "cli/app.h"
+#include "cli/cmd_translate.h"
+#include "cli/handlers.h"
+#include "common/exit_codes.h"
+#include "common/text.h"
+#include "lab/duration.h"
+#include "report/report.h"
+#include "report/report_json.h"
+
+namespace cgmem::cli {
+namespace {
+
+using nlohmann::json;
+
+struct Flags {
+  std::vector<std::string> dirs;
+  double headroom_pct = 25, high_margin_pct = 10;
+  std::string crawl = "60s", host_swap;
+  std::optional<uint32_t> hz;
+  int kubernetes_minor = 36;
+  bool json = false;
+};
+
+json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json advice_json(const advise::Advice& a, const std::vector<advise::Usage>& inputs,
+                 const std::vector<advise::Setting>& settings) {
+  json out = {{"memory_max_bytes", a.memory_max_bytes},
+              {"memory_max_reason", a.memory_max_reason},
+              {"memory_high_bytes", a.memory_high_bytes ? json(*a.memory_high_bytes) : json(nullptr)},
+              {"memory_high_reason", a.memory_high_reason},
+              {"working_set_bytes", a.working_set_bytes},
+              {"peak_current_bytes", a.peak_current_bytes},
+              {"climb_per_page_s", optional_json(a.climb_per_page_s)},
+              {"climb_per_batch_s", optional_json(a.climb_per_batch_s)},
+              {"slack_bytes", a.slack_bytes},
+              {"vpa",
+               {{"p90_bytes", a.vpa.p90_bytes},
+                {"target_bytes", a.vpa.target_bytes},
+                {"slack_bytes", a.vpa_slack_bytes},
+                {"peaks", a.vpa.peaks},
+                {"at_minimum", a.vpa.at_minimum}}},
+              {"kernel", a.kernel},
+              {"hz", a.hz},
+              {"page_size", a.page_size},
+              {"rules", a.rules.names()},
+              {"regime", a.regime},
+              {"notes", a.notes}};
+  out["predictions"] = json::array();
+  for (const advise::Prediction& p : a.predictions)
+    out["predictions"].push_back({{"label", p.label}, {"working_set_bytes", p.working_set},
+                                  {"verdict", verdict_json(p.verdict)}});
+  out["leak"] = nullptr;
+  if (a.leak)
+    out["leak"] = {{"growth_bytes_per_s", a.leak->growth_bytes_per_s},
+                   {"seconds_to_high", optional_json(a.leak->seconds_to_high)},
+                   {"seconds_to_kill_per_batch", a.leak->seconds_to_kill_per_batch},
+                   {"seconds_to_kill_per_page", a.leak->seconds_to_kill_per_page}};
+  out["settings"] = json::object();
+  for (const advise::Setting& s : settings) out["settings"][s.manager] = s.json;
+  out["inputs"] = json::array();
+  for (const advise::Usage& u : inputs)
+    out["inputs"].push_back({{"dir", u.dir},
+                             {"working_set_bytes", u.working_set},
+                             {"peak_current_bytes", u.peak_current},
+                             {"duration_s", u.duration_s},
+                             {"samples", u.series.size()},
+                             {"growth_bytes_per_s", u.growth_bytes_per_s},
+                             {"growing", u.growing},
+                             {"alloc_rate_bytes_per_s", optional_json(u.alloc_rate)}});
+  return out;
+}
+
+void print_advice(const advise::Advice& a, const std::vector<advise::Usage>& inputs,
+                  const std::vector<advise::Setting>& settings) {
+  fmt::print("advice from {} run{}\n", inputs.size(), inputs.size() == 1 ? "" : "s");
+  for (const advise::Usage& u : inputs)
+    fmt::print("  {}: working set {}, memory.current peak {}, {:.1f} s{}\n", visible(u.dir), format_bytes(u.working_set),
+               format_bytes(u.peak_current), u.duration_s, u.growing ? ", still growing" : "");
+  fmt::print("\nmemory.max   {:<12} {}\n", format_bytes(a.memory_max_bytes), a.memory_max_reason);
+  fmt::print("memory.high  {:<12} {}\n", a.memory_high_bytes ? format_bytes(*a.memory_high_bytes) : "-",
+             a.memory_high_reason);
+  fmt::print("\nwhat they do (the kernel's arithmetic, HZ={}; {}):\n", a.hz, a.regime);
+  for (const advise::Prediction& p : a.predictions)
+    fmt::print("  {:<12} {:<10} {}\n", p.label, format_bytes(p.working_set), p.verdict.summary);
+  if (a.leak)
+    fmt::print("  a leak at {}/s: OOM-killed {} after the working set at one sleep per batch, {} at one per page\n",
+               format_bytes(static_cast<uint64_t>(a.leak->growth_bytes_per_s)),
+               managers::duration_text(a.leak->seconds_to_kill_per_batch),
+               managers::duration_text(a.leak->seconds_to_kill_per_page));
+  fmt::print("\nslack {} ({:.0f}% of the working set); the VPA rule on the same samples: {} (P90 {} + 15%{}), slack {}\n",
+             format_bytes(a.slack_bytes), 100.0 * static_cast<double>(a.slack_bytes) / static_cast<double>(a.working_set_bytes),
+             format_bytes(a.vpa.target_bytes), format_bytes(a.vpa.p90_bytes), a.vpa.at_minimum ? ", the 250 MiB floor" : "",
+             a.vpa_slack_bytes < 0 ? "-" + format_bytes(static_cast<uint64_t>(-a.vpa_slack_bytes))
+                                   : format_bytes(static_cast<uint64_t>(a.vpa_slack_bytes)));
+  fmt::print("\nsettings:\n");
+  for (const advise::Setting& s : settings) {
+    fmt::print("  {}:\n", s.manager);
+    for (const std::string& line : s.lines) fmt::print("    {}\n", line);
+    for (const std::string& c : s.caveats) fmt::print("    ({})\n", c);
+  }
+  if (!a.notes.empty()) fmt::print("\nnotes:\n");
+  for (const std::string& n : a.notes) fmt::print("  - {}\n", n);
+}
+
+}  // namespace
+
+int run_advise(std::span<char*> args) {
+  CLI::App app("The memory.high and memory.max to set for a program, from runs of it without limits, with what "
+               "the kernel will do to it (docs/advise.md).",
+               "advise");
+  Flags f;
+  app.add_option("RUN", f.dirs, "run directories recorded without limits (cgmem run), or batch directories")
+      ->required();
+  app.add_option("--headroom", f.headroom_pct, "memory.max over the working set, percent")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 1000.0));
+  app.add_option("--high-margin", f.high_margin_pct, "memory.high at least this far over the working set, percent")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1000.0));
+  app.add_option("--crawl", f.crawl,
+                 "the longest a runaway program may crawl from memory.high to memory.max at one sleep per page")
+      ->capture_default_str();
+  app.add_option("--hz", f.hz, "CONFIG_HZ of the hosts the limits are for (default: the runs' host's)")
+      ->check(whole_number(10, 10000));
+  app.add_option("--host-swap", f.host_swap, "swap those hosts give (default: the runs' host's)")
+      ->check(size_validator({}));
+  app.add_option("--kubernetes-version", f.kubernetes_minor, "the kubelet's 1.MINOR for the Kubernetes settings")
+      ->capture_default_str()
+      ->check(CLI::Range(22, 37));
+  app.add_flag("--json", f.json, "print JSON");
+  if (int code = parse(app, args); code >= 0) return code;
+
+  auto crawl = lab::parse_duration(f.crawl, lab::Unit::s);
+  if (!crawl) return print_error("--crawl: " + crawl.error().message()), kUsage;
+  if (f.high_margin_pct >= f.headroom_pct) {
+    print_error(fmt::format("--high-margin {:g}% is not below --headroom {:g}%: memory.high must be below memory.max",
+                            f.high_margin_pct, f.headroom_pct));
+    return kUsage;
+  }
+  auto runs = report::read_runs(f.dirs);
+  if (!runs) return print_error(runs.error()), kFailure;
+  std::vector<advise::Usage> inputs;
+  std::vector<uint64_t> peaks;
+  for (const report::Run& run : *runs) {
+    auto u = advise::usage_of(run);
+    if (!u) return print_error(u.error()), kFailure;
+    peaks.push_back(u->working_set);
+    inputs.push_back(std::move(*u));
+  }
+  auto all = advise::combined(inputs);
+  if (!all) return print_error(all.error()), kFailure;
+  advise::Options o{.headroom = f.headroom_pct / 100,
+                    .high_margin = f.high_margin_pct / 100,
+                    .crawl_s = static_cast<double>(*crawl) / 1e9,
+                    .hz = f.hz};
+  if (!f.host_swap.empty()) o.host_swap = limit_from(f.host_swap, {}).bytes();
+  advise::Advice a = advise::recommend(*all, peaks, o);
+  auto settings = advise::settings_for(a, {.working_set = a.working_set_bytes, .kubernetes_minor = f.kubernetes_minor});
+  if (f.json) fmt::print("{}", report::dump_json(advice_json(a, inputs, settings)));
+  else print_advice(a, inputs, settings);
+  return kOk;
+}
+
+}  // namespace cgmem::cli
