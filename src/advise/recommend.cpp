@@ -75,9 +75,11 @@ void choose_high(Advice& a, uint64_t lowest, const Options& o, int procs) {
 }
 
 std::optional<Leak> leak_of(const Advice& a, const Usage& u) {
-  const double g = u.growth_bytes_per_s;
-  if (g <= 0) return std::nullopt;
-  Leak l{.growth_bytes_per_s = g};
+  const bool grew = u.growing && u.growth_bytes_per_s > 0;
+  if (!grew && !u.alloc_rate) return std::nullopt;
+  const double g = grew ? u.growth_bytes_per_s : *u.alloc_rate * u.procs;
+  if (!(g > 0)) return std::nullopt;
+  Leak l{.basis = grew ? "growth" : "alloc_rate", .growth_bytes_per_s = g};
   const double ws = static_cast<double>(a.working_set_bytes), max = static_cast<double>(a.memory_max_bytes);
   if (!a.memory_high_bytes) {
     l.seconds_to_kill_per_batch = l.seconds_to_kill_per_page = std::max(0.0, max - ws) / g;
@@ -139,10 +141,14 @@ Advice recommend(const Usage& u, const std::vector<uint64_t>& peaks, const Optio
         "the working set still grew at the end ({}/s over the second half): its peak is not the program's working "
         "set; record a longer run, or read the leak's time to the kill below",
         format_bytes(static_cast<uint64_t>(u.growth_bytes_per_s))));
-  if (u.peak_current > u.working_set)
-    a.notes.push_back(fmt::format("memory.current peaked at {}, {} of it inactive page cache the kernel reclaims "
-                                  "first: the working set leaves it out, as cAdvisor and the VPA do",
-                                  format_bytes(u.peak_current), format_bytes(u.peak_current - u.working_set)));
+  a.page_cache_outside_bytes = u.peak_current - std::min(u.peak_current, u.working_set);
+  if (a.page_cache_outside_bytes > kPageCacheShare * ws)
+    a.notes.push_back(fmt::format(
+        "memory.current peaked at {}, {} of it inactive page cache the kernel reclaims first: the working set "
+        "leaves it out, as cAdvisor and the VPA do; a program that reads it again slows down under these limits "
+        "(its cache is reclaimed and read back), which usage alone cannot tell: --page-cache sets the limits from "
+        "memory.current",
+        format_bytes(u.peak_current), format_bytes(a.page_cache_outside_bytes)));
   if (base.host_swap == 0)
     a.notes.push_back("no swap on the runs' host: memory.high alone would never stop a leak, so memory.max is always set");
   if (a.vpa.at_minimum)

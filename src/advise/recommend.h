@@ -44,7 +44,11 @@ struct Prediction {
   managers::Verdict verdict;
 };
 
+// A runaway program from the working set to the kill: at the runs' growth
+// when they still grew at the end, else at the program's own allocation
+// rate (the fastest it could leak).
 struct Leak {
+  std::string basis;  // "growth" or "alloc_rate"
   double growth_bytes_per_s = 0;
   std::optional<double> seconds_to_high;  // from the working set, at the growth
   double seconds_to_kill_per_batch = 0;   // to memory.max: growth plus the sleeps
@@ -59,6 +63,7 @@ struct Advice {
   uint64_t working_set_bytes = 0, peak_current_bytes = 0;
   std::optional<double> climb_per_page_s, climb_per_batch_s;  // memory.high -> memory.max, asleep
   uint64_t slack_bytes = 0;  // memory.max - working set
+  uint64_t page_cache_outside_bytes = 0;  // memory.current's peak - the working set
   vpa::Recommendation vpa;
   int64_t vpa_slack_bytes = 0;  // VPA's target - working set
   std::vector<Prediction> predictions;

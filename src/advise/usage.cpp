@@ -14,7 +14,8 @@ bool limits(const std::optional<Limit>& l) { return l && !l->is_max(); }
 
 // memory.current - inactive_file, as cAdvisor computes the working set (0
 // when page cache exceeds the sample's memory.current).
-uint64_t working_set(const report::Sample& s) {
+uint64_t working_set(const report::Sample& s, WorkingSet kind) {
+  if (kind == WorkingSet::memory_current) return *s.memory_current;
   auto it = s.memory_stat.find("inactive_file");
   uint64_t inactive = it == s.memory_stat.end() ? 0 : it->second;
   return *s.memory_current > inactive ? *s.memory_current - inactive : 0;
@@ -65,7 +66,7 @@ Result<void> advisable(const report::Run& run) {
 
 }  // namespace
 
-Result<Usage> usage_of(const report::Run& run) {
+Result<Usage> usage_of(const report::Run& run, WorkingSet kind) {
   if (auto ok = advisable(run); !ok) return std::unexpected(ok.error());
   const report::Meta& m = run.meta;
   Usage u{.dir = run.dir,
@@ -79,7 +80,7 @@ Result<Usage> usage_of(const report::Run& run) {
   for (const report::Sample& s : run.samples) {
     if (!s.memory_current) continue;
     if (u.series.empty()) t0 = s.t_ns;
-    u.series.push_back({.t_s = static_cast<double>(s.t_ns - t0) / 1e9, .working_set = working_set(s)});
+    u.series.push_back({.t_s = static_cast<double>(s.t_ns - t0) / 1e9, .working_set = working_set(s, kind)});
     u.peak_current = std::max(u.peak_current, *s.memory_current);
   }
   if (u.series.size() < kMinSamples)

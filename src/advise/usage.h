@@ -27,7 +27,7 @@ struct Point {
 
 struct Usage {
   std::string dir;
-  uint64_t working_set = 0;   // peak of memory.current - inactive_file
+  uint64_t working_set = 0;   // peak of memory.current - inactive_file (or of memory.current)
   uint64_t peak_current = 0;  // peak memory.current (page cache included)
   double duration_s = 0;      // first to last sample
   double growth_bytes_per_s = 0;  // over the second half; may be negative
@@ -48,12 +48,20 @@ struct Usage {
 };
 
 inline constexpr double kGrowingShare = 0.05;
+// Page cache beyond this share of the working set is worth a word: a
+// program that reads it again slows down when a limit reclaims it.
+inline constexpr double kPageCacheShare = 0.25;
+
+// What counts as the working set: cAdvisor's (page cache the kernel
+// reclaims first left out), or all of memory.current, for a program that
+// needs its page cache to stay fast (--page-cache).
+enum class WorkingSet { without_inactive_file, memory_current };
 inline constexpr size_t kMinSamples = 3;
 
 // The usage of one run, or why it cannot be advised from: a limit was set
 // (its usage is what the limit allowed), it was OOM-killed or did not
 // finish, or it has fewer than kMinSamples samples of memory.current.
-Result<Usage> usage_of(const report::Run& run);
+Result<Usage> usage_of(const report::Run& run, WorkingSet kind = WorkingSet::without_inactive_file);
 
 // The working set of several runs together (repetitions, load levels): the
 // largest, the fastest growth, the median allocation rate; they must come

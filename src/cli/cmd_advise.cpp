@@ -4,14 +4,23 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
+
 #include "advise/recommend.h"
 #include "advise/settings.h"
+#include "advise/verify.h"
 #include "cli/app.h"
 #include "cli/cmd_translate.h"
 #include "cli/handlers.h"
+#include "cli/signals.h"
+#include "cli/version.h"
 #include "common/exit_codes.h"
+#include "common/process.h"
 #include "common/text.h"
 #include "lab/duration.h"
+#include "report/read_run.h"
 #include "report/report.h"
 #include "report/report_json.h"
 
@@ -27,6 +36,8 @@ struct Flags {
   std::optional<uint32_t> hz;
   int kubernetes_minor = 36;
   bool json = false;
+  bool verify = false, page_cache = false;
+  std::string verify_out;
 };
 
 json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -60,7 +71,8 @@ json advice_json(const advise::Advice& a, const std::vector<advise::Usage>& inpu
                                   {"verdict", verdict_json(p.verdict)}});
   out["leak"] = nullptr;
   if (a.leak)
-    out["leak"] = {{"growth_bytes_per_s", a.leak->growth_bytes_per_s},
+    out["leak"] = {{"basis", a.leak->basis},
+                   {"growth_bytes_per_s", a.leak->growth_bytes_per_s},
                    {"seconds_to_high", optional_json(a.leak->seconds_to_high)},
                    {"seconds_to_kill_per_batch", a.leak->seconds_to_kill_per_batch},
                    {"seconds_to_kill_per_page", a.leak->seconds_to_kill_per_page}};
@@ -79,6 +91,34 @@ json advice_json(const advise::Advice& a, const std::vector<advise::Usage>& inpu
   return out;
 }
 
+json verification_json(const advise::Verification& v, const std::vector<std::string>& args) {
+  json out = {{"dir", v.dir}, {"status", v.status}, {"holds", v.holds()}, {"command", args}};
+  out["checks"] = json::array();
+  for (const advise::Check& c : v.checks)
+    out["checks"].push_back({{"what", c.what}, {"predicted", c.predicted}, {"measured", c.measured},
+                             {"holds", c.holds ? json(*c.holds) : json(nullptr)}});
+  return out;
+}
+
+void print_verification(const advise::Verification& v) {
+  fmt::print("\nverified under these limits: {} ({})\n", visible(v.dir), v.status);
+  for (const advise::Check& c : v.checks)
+    fmt::print("  {:<14} {:<5} predicted {}; measured {}\n", c.what,
+               !c.holds ? "" : *c.holds ? "ok" : "FAIL", c.predicted, c.measured);
+}
+
+// Runs the input run again under the advice's limits (`cgmem run`, the one
+// launcher; its progress and output go to stderr) and reads what it wrote.
+Result<report::Run> rerun(const std::vector<std::string>& args) {
+  ProcessSpec spec{.argv = {self_exe()}, .stdout_fd = STDERR_FILENO, .what = "cgmem advise --verify: run"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  auto child = Process::start(spec);
+  if (!child) return std::unexpected(child.error());
+  child->wait();  // a SIGINT reaches the run too: it stops and writes its outcome
+  auto out = std::find(args.begin(), args.end(), "--out");
+  return report::read_run(*(out + 1));
+}
+
 void print_advice(const advise::Advice& a, const std::vector<advise::Usage>& inputs,
                   const std::vector<advise::Setting>& settings) {
   fmt::print("advice from {} run{}\n", inputs.size(), inputs.size() == 1 ? "" : "s");
@@ -92,7 +132,8 @@ void print_advice(const advise::Advice& a, const std::vector<advise::Usage>& inp
   for (const advise::Prediction& p : a.predictions)
     fmt::print("  {:<12} {:<10} {}\n", p.label, format_bytes(p.working_set), p.verdict.summary);
   if (a.leak)
-    fmt::print("  a leak at {}/s: OOM-killed {} after the working set at one sleep per batch, {} at one per page\n",
+    fmt::print("  {} ({}/s): OOM-killed {} after the working set at one sleep per batch, {} at one per page\n",
+               a.leak->basis == "growth" ? "a leak at the runs' growth" : "a runaway at its allocation rate",
                format_bytes(static_cast<uint64_t>(a.leak->growth_bytes_per_s)),
                managers::duration_text(a.leak->seconds_to_kill_per_batch),
                managers::duration_text(a.leak->seconds_to_kill_per_page));
@@ -136,6 +177,13 @@ int run_advise(std::span<char*> args) {
   app.add_option("--kubernetes-version", f.kubernetes_minor, "the kubelet's 1.MINOR for the Kubernetes settings")
       ->capture_default_str()
       ->check(CLI::Range(22, 37));
+  app.add_flag("--page-cache", f.page_cache,
+               "the working set is all of memory.current, page cache included (default: without inactive_file, "
+               "as cAdvisor and the VPA)");
+  app.add_flag("--verify", f.verify,
+               "run the program again the way its run was made (meta.json's workload flags or --command), under "
+               "the recommended limits, and check what advise predicted");
+  app.add_option("--verify-out", f.verify_out, "the verifying run's directory (default: RUN-verify beside the run)");
   app.add_flag("--json", f.json, "print JSON");
   if (int code = parse(app, args); code >= 0) return code;
 
@@ -151,7 +199,8 @@ int run_advise(std::span<char*> args) {
   std::vector<advise::Usage> inputs;
   std::vector<uint64_t> peaks;
   for (const report::Run& run : *runs) {
-    auto u = advise::usage_of(run);
+    auto u = advise::usage_of(run, f.page_cache ? advise::WorkingSet::memory_current
+                                                : advise::WorkingSet::without_inactive_file);
     if (!u) return print_error(u.error()), kFailure;
     peaks.push_back(u->working_set);
     inputs.push_back(std::move(*u));
@@ -165,9 +214,25 @@ int run_advise(std::span<char*> args) {
   if (!f.host_swap.empty()) o.host_swap = limit_from(f.host_swap, {}).bytes();
   advise::Advice a = advise::recommend(*all, peaks, o);
   auto settings = advise::settings_for(a, {.working_set = a.working_set_bytes, .kubernetes_minor = f.kubernetes_minor});
-  if (f.json) fmt::print("{}", report::dump_json(advice_json(a, inputs, settings)));
-  else print_advice(a, inputs, settings);
-  return kOk;
+  json out = advice_json(a, inputs, settings);
+  if (!f.json) print_advice(a, inputs, settings);
+  int code = kOk;
+  if (f.verify) {
+    // The run the working set came from is the one run again.
+    const report::Run& input = *std::find_if(runs->begin(), runs->end(), [&](const report::Run& r) { return r.dir == all->dir; });
+    const advise::Usage& usage = *std::find_if(inputs.begin(), inputs.end(), [&](const advise::Usage& u) { return u.dir == all->dir; });
+    std::string dir = f.verify_out.empty() ? input.dir + "-verify" : f.verify_out;
+    auto args = advise::rerun_args(input, a, dir, (input.meta.name.empty() ? std::string("advise") : input.meta.name) + "-verify");
+    catch_stop_signals();
+    auto limited = rerun(args);
+    if (!limited) return print_error(limited.error()), stop_requested() ? kInterrupted : kFailure;
+    advise::Verification v = advise::verify(a, usage, input, *limited);
+    out["verify"] = verification_json(v, args);
+    if (!f.json) print_verification(v);
+    code = stop_requested() ? kInterrupted : v.holds() ? kOk : kFailure;
+  }
+  if (f.json) fmt::print("{}", report::dump_json(out));
+  return code;
 }
 
 }  // namespace cgmem::cli

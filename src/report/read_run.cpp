@@ -90,10 +90,13 @@ void read_meta_parts(const Json& j, Meta& m) {
   m.file = get_str(w, "file").has_value();
   m.set_own_high = get_u64(w, "set_own_high");
   m.command = get_str(w, "kind").value_or("") == "command";
-  for (auto [from, into] : {std::pair{child(w, "argv"), &m.command_argv}, std::pair{child(s, "load"), &m.load_argv}})
+  for (auto [from, into] : {std::pair{child(w, "argv"), &m.command_argv}, std::pair{child(s, "load"), &m.load_argv},
+                            std::pair{child(s, "workload_args"), &m.workload_args}})
     if (from && from->is_array())
       for (const auto& word : *from)
         if (word.is_string()) into->push_back(word.get<std::string>());
+  if (auto port = get_u64(s, "ready_tcp"); port && *port > 0 && *port <= 65535) m.ready_tcp = static_cast<uint16_t>(*port);
+  m.ready_delay_ms = get_f64(s, "ready_delay_ms");
   const Json& h = host ? *host : empty;
   m.kernel = get_str(h, "kernel").value_or("");
   m.hz = get_int(h, "hz").value_or(0);

@@ -101,6 +101,11 @@ struct Meta {
   // program's and the load generator's argv.
   bool command = false;
   std::vector<std::string> command_argv, load_argv;
+  // spec.workload_args (the workload's flags after --), ready_tcp and
+  // ready_delay_ms: what `cgmem advise --verify` runs again.
+  std::vector<std::string> workload_args;
+  std::optional<uint16_t> ready_tcp;
+  std::optional<double> ready_delay_ms;
 };
 
 struct Outcome {

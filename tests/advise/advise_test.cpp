@@ -6,6 +6,7 @@
 #include "advise/fake_runs.h"
 #include "advise/recommend.h"
 #include "advise/usage.h"
+#include "advise/verify.h"
 #include "advise/vpa.h"
 #include "model/predict.h"
 #include "report/read_run.h"
@@ -148,7 +149,9 @@ TEST(AdviseRecommend, PredictsFitsAtTheWorkingSetAndNoKillUpToMemoryMax) {
   EXPECT_EQ(a.predictions[2].verdict.kind, "throttled");
   EXPECT_NE(a.predictions[2].verdict.summary.find("not killed: it is within memory.max 250MiB"), std::string::npos)
       << a.predictions[2].verdict.summary;
-  EXPECT_FALSE(a.leak) << "a steady program does not leak";
+  ASSERT_TRUE(a.leak);
+  EXPECT_EQ(a.leak->basis, "alloc_rate") << "a steady program: a runaway at its allocation rate";
+  EXPECT_DOUBLE_EQ(a.leak->growth_bytes_per_s, 256 * 1024 / 1e-4);
   EXPECT_NE(a.regime.find("6.12 (1 stock slot)"), std::string::npos) << a.regime;
   EXPECT_EQ(a.vpa.peaks, 1u);
   EXPECT_EQ(a.vpa_slack_bytes, static_cast<int64_t>(a.vpa.target_bytes) - static_cast<int64_t>(200 * kMiB));
@@ -157,6 +160,7 @@ TEST(AdviseRecommend, PredictsFitsAtTheWorkingSetAndNoKillUpToMemoryMax) {
 TEST(AdviseRecommend, ALeakIsKilledAfterItsOwnGrowthPlusTheClimbsSleeps) {
   Advice a = advice(FakeRun{.growing = true});
   ASSERT_TRUE(a.leak);
+  EXPECT_EQ(a.leak->basis, "growth");
   ASSERT_TRUE(a.memory_high_bytes);
   const double g = a.leak->growth_bytes_per_s;
   const double own = static_cast<double>(a.memory_max_bytes - a.working_set_bytes) / g;
@@ -165,6 +169,23 @@ TEST(AdviseRecommend, ALeakIsKilledAfterItsOwnGrowthPlusTheClimbsSleeps) {
   EXPECT_NEAR(*a.leak->seconds_to_high, static_cast<double>(*a.memory_high_bytes - a.working_set_bytes) / g, 1e-6);
   ASSERT_FALSE(a.notes.empty());
   EXPECT_NE(a.notes[0].find("still grew at the end"), std::string::npos) << a.notes[0];
+}
+
+TEST(AdviseRecommend, PageCacheBeyondAQuarterOfTheWorkingSetIsSaidAndCanBeCounted) {
+  FakeRun cached{.working_set = 20 * kMiB, .inactive_file = 30 * kMiB};
+  Advice a = advice(cached);
+  EXPECT_EQ(a.working_set_bytes, 20 * kMiB);
+  EXPECT_EQ(a.page_cache_outside_bytes, 30 * kMiB);
+  bool said = false;
+  for (const std::string& n : a.notes) said = said || n.find("--page-cache sets the limits") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_TRUE(advice(FakeRun{}).notes.size() < a.notes.size()) << "15% of page cache is not worth the note";
+  cgmem::testing::TempDir tmp;
+  auto run = report::read_run(cached.write(tmp.dir() / "cached-r1"));
+  ASSERT_TRUE(run);
+  auto all = usage_of(*run, WorkingSet::memory_current);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->working_set, 50 * kMiB);
 }
 
 TEST(AdviseRecommend, NoMemoryHighWhenItWouldNotSleepBeforeMemoryMax) {
@@ -181,6 +202,45 @@ TEST(AdviseRecommend, TheKernelVersionDecidesTheStockRule) {
   Advice a = advice(FakeRun{.kernel = "6.16.3"});
   EXPECT_EQ(a.rules.stock_slots, 7u);
   EXPECT_NE(a.regime.find("7 stock slots"), std::string::npos) << a.regime;
+}
+
+TEST(AdviseVerify, TheRunIsMadeAgainTheWayItWasUnderTheAdvicesLimits) {
+  report::Run run;
+  run.meta.name = "app";
+  run.meta.cap_s = 8;
+  run.meta.interval_ms = 100;
+  run.meta.cpu = 0;
+  run.meta.sampler_cpu = 1;
+  run.meta.neighbour_ms = 10;
+  run.meta.neighbours = 3;
+  run.meta.workload_args = {"--target", "24M", "--churn", "300"};
+  Advice a{.memory_max_bytes = 32 * kMiB, .memory_high_bytes = 30 * kMiB};
+  EXPECT_EQ(rerun_args(run, a, "out", "app-verify"),
+            (std::vector<std::string>{"run", "--name", "app-verify", "--out", "out", "--quiet", "--max", "33554432",
+                                      "--high", "31457280", "--cap", "8s", "--interval", "100ms", "--cpu", "0",
+                                      "--sampler-cpu", "1", "--neighbour", "10ms", "--neighbours", "3", "--",
+                                      "--target", "24M", "--churn", "300"}));
+  // A --command run: its program and its load, as cgmem run takes them.
+  run.meta.command = true;
+  run.meta.neighbour_ms.reset();
+  run.meta.command_argv = {"redis-server", "--save", ""};
+  run.meta.load_argv = {"sh", "-c", "redis-benchmark -q"};
+  run.meta.ready_tcp = 6390;
+  a.memory_high_bytes.reset();
+  EXPECT_EQ(rerun_args(run, a, "out", "app-verify"),
+            (std::vector<std::string>{"run", "--name", "app-verify", "--out", "out", "--quiet", "--max", "33554432",
+                                      "--cap", "8s", "--interval", "100ms", "--cpu", "0", "--sampler-cpu", "1",
+                                      "--command", "--ready-tcp", "6390", "--", "redis-server", "--save", "",
+                                      "--load", "--", "sh", "-c", "redis-benchmark -q"}));
+  // A leak gets the time to meet memory.max: twice (its run's length + the per-page bound) + 5 s.
+  run.outcome = report::Outcome{.status = "exited", .duration_s = 1};
+  a.leak = Leak{.basis = "growth", .seconds_to_kill_per_page = 20};
+  auto ended = rerun_args(run, a, "out", "x");
+  EXPECT_EQ(*(std::find(ended.begin(), ended.end(), "--cap") + 1), "8s")
+      << "a run that ended by itself grows no further: its own cap";
+  run.outcome->status = "cap";
+  auto leak = rerun_args(run, a, "out", "app-verify");
+  EXPECT_EQ(*(std::find(leak.begin(), leak.end(), "--cap") + 1), "47s");
 }
 
 }  // namespace

@@ -96,6 +96,25 @@ TEST(OwnProgramVm, RedisOverMemoryMaxIsOomKilled) {
   }
 }
 
+// cgmem advise on the run without limits, verified by running Redis and its
+// load again under the advice: it fits, is not killed, does not stall, and
+// its load is served.
+TEST(OwnProgramVm, RedisUnderAdvisesLimitsFitsAsPredicted) {
+  EXPECT_EQ(read(kOut / "advise-redis.status"), "0\n") << read(kOut / "advise-redis.err");
+  json a = read_json(kOut / "advise-redis.json");
+  ASSERT_TRUE(a.is_object()) << read(kOut / "advise-redis.err");
+  EXPECT_EQ(a["predictions"][0]["verdict"]["verdict"], "fits");
+  EXPECT_GT(a["memory_max_bytes"].get<uint64_t>(), a["working_set_bytes"].get<uint64_t>());
+  const json& v = a["verify"];
+  EXPECT_EQ(v["holds"], true) << v.dump(2);
+  EXPECT_TRUE(v["status"] == "load_done" || v["status"] == "cap") << v.dump(2);
+  std::vector<std::string> checks;
+  for (const json& c : v["checks"]) checks.push_back(c["what"]);
+  EXPECT_EQ(checks, (std::vector<std::string>{"killed", "stalled share", "load"})) << v.dump(2);
+  json limited = read_json(kOut / "advise-redis-verify/meta.json");
+  EXPECT_EQ(limited["limits"]["max"], a["memory_max_bytes"]);
+}
+
 TEST(OwnProgramVm, KernelSelftestPassesWithLoopbackUp) {
   if (!CGMEM_SELFTEST) GTEST_SKIP() << "no /usr/src/linux-source-6.12.tar.xz at configure time: selftest not built";
   std::string log = read(kOut / "selftest/log");
