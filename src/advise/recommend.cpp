@@ -150,7 +150,7 @@ Advice recommend(const Usage& u, const std::vector<uint64_t>& peaks, const Optio
         "memory.current",
         format_bytes(u.peak_current), format_bytes(a.page_cache_outside_bytes)));
   if (base.host_swap == 0)
-    a.notes.push_back("no swap on the runs' host: memory.high alone would never stop a leak, so memory.max is always set");
+    a.notes.push_back("no swap on the host the usage comes from: memory.high alone would never stop a leak, so memory.max is always set");
   if (a.vpa.at_minimum)
     a.notes.push_back("the VPA rule's target is its 250 MiB floor: it would give this program far more than it uses");
   return a;

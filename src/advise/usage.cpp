@@ -83,20 +83,27 @@ Result<Usage> usage_of(const report::Run& run, WorkingSet kind) {
     u.series.push_back({.t_s = static_cast<double>(s.t_ns - t0) / 1e9, .working_set = working_set(s, kind)});
     u.peak_current = std::max(u.peak_current, *s.memory_current);
   }
-  if (u.series.size() < kMinSamples)
-    return std::unexpected(Error{fmt::format("{}: {} samples of memory.current; advise needs at least {}", run.dir,
-                                             u.series.size(), kMinSamples)});
   if (run.outcome->peak_bytes) u.peak_current = std::max(u.peak_current, *run.outcome->peak_bytes);
+  if (auto ok = summarize(u); !ok) return std::unexpected(ok.error());
+  u.alloc_rate = alloc_rate(run);
+  return u;
+}
+
+Result<void> summarize(Usage& u) {
+  if (u.series.size() < kMinSamples)
+    return std::unexpected(Error{fmt::format("{}: {} samples of memory.current; advise needs at least {}", u.dir,
+                                             u.series.size(), kMinSamples)});
   u.duration_s = u.series.back().t_s;
   auto peak = std::max_element(u.series.begin(), u.series.end(),
                                [](const Point& a, const Point& b) { return a.working_set < b.working_set; });
   u.working_set = peak->working_set;
+  if (u.working_set == 0)
+    return std::unexpected(Error{fmt::format("{}: its working set stayed at 0 bytes: nothing to advise from", u.dir)});
   std::span<const Point> late(u.series.begin() + static_cast<std::ptrdiff_t>(u.series.size() / 2), u.series.end());
   u.growth_bytes_per_s = slope(late);
   double late_rise = u.growth_bytes_per_s * (late.back().t_s - late.front().t_s);
   u.growing = late_rise >= kGrowingShare * static_cast<double>(u.working_set) && peak->t_s >= 0.9 * u.duration_s;
-  u.alloc_rate = alloc_rate(run);
-  return u;
+  return {};
 }
 
 Result<Usage> combined(const std::vector<Usage>& runs) {

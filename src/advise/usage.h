@@ -63,6 +63,10 @@ inline constexpr size_t kMinSamples = 3;
 // finish, or it has fewer than kMinSamples samples of memory.current.
 Result<Usage> usage_of(const report::Run& run, WorkingSet kind = WorkingSet::without_inactive_file);
 
+// From u.series (and u.dir, for errors): the working set's peak, the
+// duration, the growth and whether it is growing; fails below kMinSamples.
+Result<void> summarize(Usage& u);
+
 // The working set of several runs together (repetitions, load levels): the
 // largest, the fastest growth, the median allocation rate; they must come
 // from one page size.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "advise/live.h"
 #include "advise/recommend.h"
 #include "advise/settings.h"
 #include "advise/verify.h"
@@ -19,6 +20,7 @@
 #include "common/exit_codes.h"
 #include "common/process.h"
 #include "common/text.h"
+#include "host/probe.h"
 #include "lab/duration.h"
 #include "report/read_run.h"
 #include "report/report.h"
@@ -31,6 +33,7 @@ using nlohmann::json;
 
 struct Flags {
   std::vector<std::string> dirs;
+  std::string cgroup, watch_for = "10m", interval = "1s";
   double headroom_pct = 25, high_margin_pct = 10;
   std::string crawl = "60s", host_swap;
   std::optional<uint32_t> hz;
@@ -119,9 +122,34 @@ Result<report::Run> rerun(const std::vector<std::string>& args) {
   return report::read_run(*(out + 1));
 }
 
+// --cgroup: this host's kernel, HZ, page size and swap, and the cgroup read
+// every --interval for --for.
+Result<advise::LiveUsage> watch_live(const Flags& f, advise::WorkingSet kind) {
+  auto span = lab::parse_duration(f.watch_for, lab::Unit::s);
+  if (!span) return std::unexpected(Error{"--for: " + span.error().message()});
+  auto interval = lab::parse_duration(f.interval, lab::Unit::s);
+  if (!interval) return std::unexpected(Error{"--interval: " + interval.error().message()});
+  host::HostFacts facts = host::probe_host();
+  catch_stop_signals();
+  auto live = advise::watch_usage({.cgroup = f.cgroup,
+                              .for_ns = *span,
+                              .interval_ns = *interval,
+                              .kind = kind,
+                              .kernel = facts.kernel,
+                              .hz = facts.hz.value_or(1000),
+                              .page_size = facts.page_size ? facts.page_size : 4096,
+                              .host_swap = facts.swap_total_bytes,
+                              .stop = stop_flag(),
+                              .progress = print_line_to_stderr});
+  if (live && !facts.hz && !f.hz)
+    live->notes.push_back("this host's CONFIG_HZ could not be read (" + facts.hz_source + "): 1000 is assumed; --hz sets it");
+  return live;
+}
+
 void print_advice(const advise::Advice& a, const std::vector<advise::Usage>& inputs,
-                  const std::vector<advise::Setting>& settings) {
-  fmt::print("advice from {} run{}\n", inputs.size(), inputs.size() == 1 ? "" : "s");
+                  const std::vector<advise::Setting>& settings, bool live) {
+  if (live) fmt::print("advice from watching a live cgroup\n");
+  else fmt::print("advice from {} run{}\n", inputs.size(), inputs.size() == 1 ? "" : "s");
   for (const advise::Usage& u : inputs)
     fmt::print("  {}: working set {}, memory.current peak {}, {:.1f} s{}\n", visible(u.dir), format_bytes(u.working_set),
                format_bytes(u.peak_current), u.duration_s, u.growing ? ", still growing" : "");
@@ -159,8 +187,11 @@ int run_advise(std::span<char*> args) {
                "the kernel will do to it (docs/advise.md).",
                "advise");
   Flags f;
-  app.add_option("RUN", f.dirs, "run directories recorded without limits (cgmem run), or batch directories")
-      ->required();
+  app.add_option("RUN", f.dirs, "run directories recorded without limits (cgmem run), or batch directories");
+  app.add_option("--cgroup", f.cgroup, "instead of runs: watch this live cgroup2 directory (reads only)");
+  app.add_option("--for", f.watch_for, "with --cgroup: how long to watch it (SIGINT ends it early)")
+      ->capture_default_str();
+  app.add_option("--interval", f.interval, "with --cgroup: how often to read it")->capture_default_str();
   app.add_option("--headroom", f.headroom_pct, "memory.max over the working set, percent")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 1000.0));
@@ -194,17 +225,35 @@ int run_advise(std::span<char*> args) {
                             f.high_margin_pct, f.headroom_pct));
     return kUsage;
   }
-  auto runs = report::read_runs(f.dirs);
-  if (!runs) return print_error(runs.error()), kFailure;
-  std::vector<advise::Usage> inputs;
-  std::vector<uint64_t> peaks;
-  for (const report::Run& run : *runs) {
-    auto u = advise::usage_of(run, f.page_cache ? advise::WorkingSet::memory_current
-                                                : advise::WorkingSet::without_inactive_file);
-    if (!u) return print_error(u.error()), kFailure;
-    peaks.push_back(u->working_set);
-    inputs.push_back(std::move(*u));
+  if (f.dirs.empty() == f.cgroup.empty()) {
+    print_error("give run directories or --cgroup PATH, one of the two");
+    return kUsage;
   }
+  if (f.verify && !f.cgroup.empty()) {
+    print_error("--verify runs a recorded run again: it needs run directories, not --cgroup");
+    return kUsage;
+  }
+  const auto kind = f.page_cache ? advise::WorkingSet::memory_current : advise::WorkingSet::without_inactive_file;
+  std::vector<report::Run> runs;
+  std::vector<advise::Usage> inputs;
+  std::vector<std::string> live_notes;
+  if (!f.cgroup.empty()) {
+    auto live = watch_live(f, kind);
+    if (!live) return print_error(live.error()), stop_requested() ? kInterrupted : kFailure;
+    inputs.push_back(std::move(live->usage));
+    live_notes = std::move(live->notes);
+  } else {
+    auto read = report::read_runs(f.dirs);
+    if (!read) return print_error(read.error()), kFailure;
+    runs = std::move(*read);
+    for (const report::Run& run : runs) {
+      auto u = advise::usage_of(run, kind);
+      if (!u) return print_error(u.error()), kFailure;
+      inputs.push_back(std::move(*u));
+    }
+  }
+  std::vector<uint64_t> peaks;
+  for (const advise::Usage& u : inputs) peaks.push_back(u.working_set);
   auto all = advise::combined(inputs);
   if (!all) return print_error(all.error()), kFailure;
   advise::Options o{.headroom = f.headroom_pct / 100,
@@ -213,13 +262,14 @@ int run_advise(std::span<char*> args) {
                     .hz = f.hz};
   if (!f.host_swap.empty()) o.host_swap = limit_from(f.host_swap, {}).bytes();
   advise::Advice a = advise::recommend(*all, peaks, o);
+  a.notes.insert(a.notes.begin(), live_notes.begin(), live_notes.end());
   auto settings = advise::settings_for(a, {.working_set = a.working_set_bytes, .kubernetes_minor = f.kubernetes_minor});
   json out = advice_json(a, inputs, settings);
-  if (!f.json) print_advice(a, inputs, settings);
+  if (!f.json) print_advice(a, inputs, settings, !f.cgroup.empty());
   int code = kOk;
   if (f.verify) {
     // The run the working set came from is the one run again.
-    const report::Run& input = *std::find_if(runs->begin(), runs->end(), [&](const report::Run& r) { return r.dir == all->dir; });
+    const report::Run& input = *std::find_if(runs.begin(), runs.end(), [&](const report::Run& r) { return r.dir == all->dir; });
     const advise::Usage& usage = *std::find_if(inputs.begin(), inputs.end(), [&](const advise::Usage& u) { return u.dir == all->dir; });
     std::string dir = f.verify_out.empty() ? input.dir + "-verify" : f.verify_out;
     auto args = advise::rerun_args(input, a, dir, (input.meta.name.empty() ? std::string("advise") : input.meta.name) + "-verify");

@@ -60,6 +60,7 @@ uint64_t* stat_field(Sample& s, std::string_view key) {
              : key == "zswpout" ? &s.zswpout
                                 : nullptr;
     case 10: return key == "pgmajfault" ? &s.pgmajfault : nullptr;
+    case 13: return key == "inactive_file" ? &s.inactive_file : nullptr;
     case 23:
       return key == "workingset_refault_anon"   ? &s.refault_anon
              : key == "workingset_refault_file" ? &s.refault_file

@@ -6,7 +6,7 @@
 //   memory.max            67108864 | max
 //   memory.events         hierarchical: this cgroup and its descendants
 //   memory.events.local   this cgroup only (kernel 5.7+; memory.events stands in when absent)
-//   memory.stat           anon, file, pgfault, pgmajfault, pgscan, pgsteal, workingset_refault_*,
+//   memory.stat           anon, file, inactive_file, pgfault, pgmajfault, pgscan, pgsteal, workingset_refault_*,
 //                         and where the kernel has them pswpin, pswpout (6.13+), zswpin, zswpout (CONFIG_ZSWAP)
 //   memory.pressure       some/full avg10 and total (microseconds stalled)
 //   io.pressure           the same for I/O
@@ -103,6 +103,7 @@ struct Sample {
   Events local;   // memory.events.local, or memory.events when the kernel has no .local
   // memory.stat: bytes for anon and file, page counts for the rest.
   uint64_t anon = 0, file = 0;
+  uint64_t inactive_file = 0;  // bytes: page cache the kernel reclaims first (cAdvisor's working set leaves it out)
   uint64_t pgfault = 0, pgmajfault = 0, pgscan = 0, pgsteal = 0;
   uint64_t refault_anon = 0, refault_file = 0;  // workingset_refault_*
   uint64_t pswpin = 0, pswpout = 0, zswpin = 0, zswpout = 0;  // pages; 0 where the kernel has no such key

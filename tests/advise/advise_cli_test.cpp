@@ -78,6 +78,12 @@ TEST_F(AdviseCli, ErrorsSayWhatIsWrong) {
   auto crawl = run_cgmem("advise --crawl soon '" + run(FakeRun{}) + "'");
   EXPECT_EQ(crawl.code, 2);
   EXPECT_NE(crawl.text.find("--crawl"), std::string::npos) << crawl.text;
+  auto both = run_cgmem("advise --cgroup " + tmp_.path() + " '" + run(FakeRun{}) + "'");
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.text.find("give run directories or --cgroup PATH, one of the two"), std::string::npos) << both.text;
+  auto live_verify = run_cgmem("advise --verify --cgroup " + tmp_.path());
+  EXPECT_EQ(live_verify.code, 2);
+  EXPECT_NE(live_verify.text.find("--verify runs a recorded run again"), std::string::npos) << live_verify.text;
   auto missing = run_cgmem("advise " + tmp_.path() + "/nothing");
   EXPECT_EQ(missing.code, 1) << missing.text;
 }

@@ -69,4 +69,17 @@ TEST(AdviseVm, ALeakIsKilledWithinTheTimeAdviseStates) {
   EXPECT_EQ(check(a, "time to kill")["holds"], true) << check(a, "time to kill").dump();
 }
 
+// A running workload's cgroup watched on cgroupfs: its working set, from
+// the live files.
+TEST(AdviseVm, ALiveCgroupIsAdvisedFromWhatItHolds) {
+  EXPECT_EQ(slurp("live.status"), "0\n") << slurp("live.err");
+  json a = advice("live");
+  EXPECT_EQ(a["inputs"][0]["dir"], "/sys/fs/cgroup/cgmem/live");
+  EXPECT_GE(a["inputs"][0]["samples"].get<int>(), 10);
+  uint64_t ws = a["working_set_bytes"].get<uint64_t>();
+  EXPECT_GE(ws, 24u << 20) << "it holds 24 MiB";
+  EXPECT_LE(ws, 28u << 20);
+  EXPECT_EQ(a["predictions"][0]["verdict"]["verdict"], "fits");
+}
+
 }  // namespace

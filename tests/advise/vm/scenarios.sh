@@ -9,6 +9,7 @@
 #             run under the limits reads it back (advise says so)
 #   cache-all the same with --page-cache: the limits hold the cache
 #   leak      still growing when its cap stops it: killed under the limits
+#   live      a workload's cgroup watched live (advise --cgroup) while it runs
 # Out: NAME/ (the run without limits), NAME-verify/ (the run under advise's
 # limits), NAME.json (advise --verify --json), NAME.status (its exit code),
 # NAME.err. Checks: tests/advise/advise_vm_test.cpp.
@@ -28,4 +29,10 @@ case_of cache 8 - --target 4M --churn 300 --file cache.dat --file-size 32M
 case_of cache-all 8 --page-cache --target 4M --churn 300 --file cache.dat --file-size 32M
 case_of leak 0.5 - --target 300M
 rm -f cache.dat
+
+cgmem run --name live --out live --quiet --cap 8 -- --target 24M --churn 100000 > live.run 2>&1 &
+sleep 3
+cgmem advise --cgroup /sys/fs/cgroup/cgmem/live --for 3s --interval 200ms --json > live.json 2> live.err
+echo $? > live.status
+wait
 exit 0
