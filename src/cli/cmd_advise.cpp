@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 
 #include "advise/live.h"
+#include "advise/prometheus.h"
 #include "advise/recommend.h"
 #include "advise/settings.h"
 #include "advise/verify.h"
@@ -20,6 +23,7 @@
 #include "common/exit_codes.h"
 #include "common/process.h"
 #include "common/text.h"
+#include "exporter/http_get.h"
 #include "host/probe.h"
 #include "lab/duration.h"
 #include "report/read_run.h"
@@ -34,6 +38,7 @@ using nlohmann::json;
 struct Flags {
   std::vector<std::string> dirs;
   std::string cgroup, watch_for = "10m", interval = "1s";
+  std::string prometheus, selector, range = "7d";
   double headroom_pct = 25, high_margin_pct = 10;
   std::string crawl = "60s", host_swap;
   std::optional<uint32_t> hz;
@@ -146,9 +151,35 @@ Result<advise::LiveUsage> watch_live(const Flags& f, advise::WorkingSet kind) {
   return live;
 }
 
+// --prometheus: the cgroup's history through the server's HTTP API, with
+// this host's kernel rules (the series do not carry them).
+Result<advise::PromUsage> read_prometheus(const Flags& f, advise::WorkingSet kind) {
+  auto range = lab::parse_duration(f.range, lab::Unit::s, 8 * lab::kDayNs);
+  if (!range) return std::unexpected(Error{"--range: " + range.error().message()});
+  host::HostFacts facts = host::probe_host();
+  std::string base = f.prometheus;
+  while (base.ends_with('/')) base.pop_back();
+  auto get = [&](const std::string& path) {
+    return exporter::http_get(base, path, std::chrono::seconds(30), size_t{256} << 20);
+  };
+  auto history = advise::prometheus_usage({.selector = f.selector,
+                                           .range_s = static_cast<double>(*range) / 1e9,
+                                           .end_s = static_cast<double>(std::time(nullptr)),
+                                           .kind = kind,
+                                           .kernel = facts.kernel,
+                                           .hz = facts.hz.value_or(1000),
+                                           .page_size = facts.page_size ? facts.page_size : 4096,
+                                           .host_swap = facts.swap_total_bytes},
+                                          get);
+  if (history)
+    history->notes.push_back("the kernel rules, HZ, page size and swap are this host's: --hz and --host-swap set "
+                             "those of the hosts the cgroup runs on");
+  return history;
+}
+
 void print_advice(const advise::Advice& a, const std::vector<advise::Usage>& inputs,
                   const std::vector<advise::Setting>& settings, bool live) {
-  if (live) fmt::print("advice from watching a live cgroup\n");
+  if (live) fmt::print("advice from a cgroup's own series\n");
   else fmt::print("advice from {} run{}\n", inputs.size(), inputs.size() == 1 ? "" : "s");
   for (const advise::Usage& u : inputs)
     fmt::print("  {}: working set {}, memory.current peak {}, {:.1f} s{}\n", visible(u.dir), format_bytes(u.working_set),
@@ -192,6 +223,11 @@ int run_advise(std::span<char*> args) {
   app.add_option("--for", f.watch_for, "with --cgroup: how long to watch it (SIGINT ends it early)")
       ->capture_default_str();
   app.add_option("--interval", f.interval, "with --cgroup: how often to read it")->capture_default_str();
+  app.add_option("--prometheus", f.prometheus,
+                 "instead of runs: a Prometheus server that scrapes cgmem exporter (http://HOST:PORT)");
+  app.add_option("--selector", f.selector, "with --prometheus: the one cgroup's label matchers, {cgroup=\"...\"}");
+  app.add_option("--range", f.range, "with --prometheus: how far back to read (at most 8d: the VPA's window)")
+      ->capture_default_str();
   app.add_option("--headroom", f.headroom_pct, "memory.max over the working set, percent")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 1000.0));
@@ -225,23 +261,34 @@ int run_advise(std::span<char*> args) {
                             f.high_margin_pct, f.headroom_pct));
     return kUsage;
   }
-  if (f.dirs.empty() == f.cgroup.empty()) {
-    print_error("give run directories or --cgroup PATH, one of the two");
+  if (!f.dirs.empty() + !f.cgroup.empty() + !f.prometheus.empty() != 1) {
+    print_error("give run directories, --cgroup PATH or --prometheus URL: one of the three");
     return kUsage;
   }
-  if (f.verify && !f.cgroup.empty()) {
-    print_error("--verify runs a recorded run again: it needs run directories, not --cgroup");
+  if (f.prometheus.empty() != f.selector.empty()) {
+    print_error("--prometheus and --selector go together");
+    return kUsage;
+  }
+  if (f.verify && f.dirs.empty()) {
+    print_error("--verify runs a recorded run again: it needs run directories, not --cgroup or --prometheus");
     return kUsage;
   }
   const auto kind = f.page_cache ? advise::WorkingSet::memory_current : advise::WorkingSet::without_inactive_file;
   std::vector<report::Run> runs;
   std::vector<advise::Usage> inputs;
   std::vector<std::string> live_notes;
+  std::vector<uint64_t> peaks;
   if (!f.cgroup.empty()) {
     auto live = watch_live(f, kind);
     if (!live) return print_error(live.error()), stop_requested() ? kInterrupted : kFailure;
     inputs.push_back(std::move(live->usage));
     live_notes = std::move(live->notes);
+  } else if (!f.prometheus.empty()) {
+    auto history = read_prometheus(f, kind);
+    if (!history) return print_error(history.error()), kFailure;
+    inputs.push_back(std::move(history->usage));
+    live_notes = std::move(history->notes);
+    peaks = std::move(history->daily_peaks);
   } else {
     auto read = report::read_runs(f.dirs);
     if (!read) return print_error(read.error()), kFailure;
@@ -252,8 +299,8 @@ int run_advise(std::span<char*> args) {
       inputs.push_back(std::move(*u));
     }
   }
-  std::vector<uint64_t> peaks;
-  for (const advise::Usage& u : inputs) peaks.push_back(u.working_set);
+  if (peaks.empty())
+    for (const advise::Usage& u : inputs) peaks.push_back(u.working_set);
   auto all = advise::combined(inputs);
   if (!all) return print_error(all.error()), kFailure;
   advise::Options o{.headroom = f.headroom_pct / 100,
@@ -265,7 +312,7 @@ int run_advise(std::span<char*> args) {
   a.notes.insert(a.notes.begin(), live_notes.begin(), live_notes.end());
   auto settings = advise::settings_for(a, {.working_set = a.working_set_bytes, .kubernetes_minor = f.kubernetes_minor});
   json out = advice_json(a, inputs, settings);
-  if (!f.json) print_advice(a, inputs, settings, !f.cgroup.empty());
+  if (!f.json) print_advice(a, inputs, settings, f.dirs.empty());
   int code = kOk;
   if (f.verify) {
     // The run the working set came from is the one run again.

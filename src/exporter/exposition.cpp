@@ -92,6 +92,8 @@ constexpr Family kFamilies[] = {
      [](Out& o, const Row& r) { if (r.sample.has(File::stat)) o.value(r.sample.anon); }},
     {"cgmem_memory_file_bytes", Kind::gauge, "bytes", "memory.stat file: page cache.", 1,
      [](Out& o, const Row& r) { if (r.sample.has(File::stat)) o.value(r.sample.file); }},
+    {"cgmem_memory_inactive_file_bytes", Kind::gauge, "bytes", "memory.stat inactive_file: page cache the kernel reclaims first (cAdvisor's working set is memory.current minus it).", 1,
+     [](Out& o, const Row& r) { if (r.sample.has(File::stat)) o.value(r.sample.inactive_file); }},
     {"cgmem_memory_events_high", Kind::counter, "", "memory.events high (hierarchical): reclaim runs over memory.high, 17 per throttle sleep when nothing is reclaimable.", 1,
      [](Out& o, const Row& r) { if (r.sample.has(File::events)) o.value(r.sample.events.high); }},
     {"cgmem_memory_events_max", Kind::counter, "", "memory.events max (hierarchical): charges that hit memory.max.", 1,

@@ -7,11 +7,9 @@
 namespace cgmem::lab {
 namespace {
 
-constexpr uint64_t kDayNs = 86'400ULL * 1'000'000'000ULL;
-
 std::unexpected<Error> bad(std::string_view text, std::string_view why) {
   return fail(fmt::format("invalid duration '{}': {}", text, why), {},
-              "use a number with a unit: 100ms, 2s, 1.5s, 500us, 3m");
+              "use a number with a unit: 100ms, 2s, 1.5s, 500us, 3m, 2h");
 }
 
 // Nanoseconds per unit suffix, or 0 for an unknown suffix.
@@ -22,12 +20,14 @@ uint64_t unit_ns(std::string_view unit, Unit bare) {
   if (unit == "ms") return 1'000'000;
   if (unit == "s") return 1'000'000'000;
   if (unit == "m" || unit == "min") return 60'000'000'000ULL;
+  if (unit == "h") return 3'600'000'000'000ULL;
+  if (unit == "d") return kDayNs;
   return 0;
 }
 
 }  // namespace
 
-Result<uint64_t> parse_duration(std::string_view text, Unit bare_unit) {
+Result<uint64_t> parse_duration(std::string_view text, Unit bare_unit, uint64_t longest_ns) {
   if (text.empty()) return bad(text, "empty");
   if (text[0] == '-' || text[0] == '+') return bad(text, "a duration has no sign");
   double value = 0;
@@ -39,7 +39,9 @@ Result<uint64_t> parse_duration(std::string_view text, Unit bare_unit) {
   uint64_t scale = unit_ns(unit, bare_unit);
   if (scale == 0) return bad(text, fmt::format("unknown unit '{}'", unit));
   long double ns = static_cast<long double>(value) * static_cast<long double>(scale);
-  if (ns > static_cast<long double>(kDayNs)) return bad(text, "longer than a day");
+  if (ns > static_cast<long double>(longest_ns))
+    return bad(text, longest_ns == kDayNs ? std::string("longer than a day")
+                                          : fmt::format("longer than {} days", longest_ns / kDayNs));
   if (ns < 1.0L) return bad(text, "must be more than zero");
   return static_cast<uint64_t>(ns);
 }

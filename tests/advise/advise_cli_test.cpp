@@ -80,10 +80,22 @@ TEST_F(AdviseCli, ErrorsSayWhatIsWrong) {
   EXPECT_NE(crawl.text.find("--crawl"), std::string::npos) << crawl.text;
   auto both = run_cgmem("advise --cgroup " + tmp_.path() + " '" + run(FakeRun{}) + "'");
   EXPECT_EQ(both.code, 2);
-  EXPECT_NE(both.text.find("give run directories or --cgroup PATH, one of the two"), std::string::npos) << both.text;
+  EXPECT_NE(both.text.find("give run directories, --cgroup PATH or --prometheus URL: one of the three"),
+            std::string::npos)
+      << both.text;
+  auto lone = run_cgmem("advise --prometheus http://127.0.0.1:1");
+  EXPECT_EQ(lone.code, 2);
+  EXPECT_NE(lone.text.find("--prometheus and --selector go together"), std::string::npos) << lone.text;
+  auto week = run_cgmem("advise --prometheus http://127.0.0.1:1 --selector '{cgroup=\"/a\"}' --range 9d");
+  EXPECT_EQ(week.code, 1);
+  EXPECT_NE(week.text.find("--range: invalid duration '9d': longer than 8 days"), std::string::npos) << week.text;
   auto live_verify = run_cgmem("advise --verify --cgroup " + tmp_.path());
   EXPECT_EQ(live_verify.code, 2);
   EXPECT_NE(live_verify.text.find("--verify runs a recorded run again"), std::string::npos) << live_verify.text;
+  // Nothing listens on port 1: the GET's error, not a hang.
+  auto closed = run_cgmem("advise --prometheus http://127.0.0.1:1 --selector '{cgroup=\"/a\"}' --range 1h");
+  EXPECT_EQ(closed.code, 1);
+  EXPECT_NE(closed.text.find("cgmem: error: GET http://127.0.0.1:1: "), std::string::npos) << closed.text;
   auto missing = run_cgmem("advise " + tmp_.path() + "/nothing");
   EXPECT_EQ(missing.code, 1) << missing.text;
 }

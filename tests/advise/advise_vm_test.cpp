@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iostream>
+
 #include "support/vm_out.h"
 
 namespace {
@@ -44,6 +46,17 @@ void expect_fits_and_holds(const std::string& name) {
 TEST(AdviseVm, AProgramThatFitsIsNeitherKilledNorStalled) { expect_fits_and_holds("fit"); }
 TEST(AdviseVm, WithMapPopulateToo) { expect_fits_and_holds("populate"); }
 TEST(AdviseVm, WithFourProcessesToo) { expect_fits_and_holds("procs"); }
+// 300 MiB: the VPA rule is off its floor, its target the P90 bucket's end
+// + 15%, beside advise's memory.max at + 25%.
+TEST(AdviseVm, ALargeProgramFitsAndTheVpaRuleIsOffItsFloor) {
+  expect_fits_and_holds("large");
+  json a = advice("large");
+  EXPECT_EQ(a["vpa"]["at_minimum"], false);
+  EXPECT_GT(a["vpa"]["target_bytes"].get<uint64_t>(), a["working_set_bytes"].get<uint64_t>());
+  std::cout << "large: working set " << a["working_set_bytes"] << ", memory.max " << a["memory_max_bytes"]
+            << ", memory.high " << a["memory_high_bytes"] << ", VPA target " << a["vpa"]["target_bytes"] << "\n";
+}
+
 TEST(AdviseVm, WithItsPageCacheCountedThePageCacheProgramFits) { expect_fits_and_holds("cache-all"); }
 
 // Without --page-cache the limits leave the inactive page cache out: advise

@@ -12,29 +12,18 @@ target=${1:?usage: prometheus_scrape.sh HOST:PORT CGROUP DEADLINE_S [WHILE_PID]}
 cgroup=${2:?}
 deadline=${3:?}
 while_pid=${4:-}
-command -v prometheus >/dev/null || { echo "prometheus missing: apt-get install prometheus (scripts/install-deps.sh)" >&2; exit 1; }
+here=$(dirname "$0")
+. "$here/../support/prometheus.sh"
 
 tmp=$(mktemp -d)
-prom_pid=
+PROM_PID=
 cleanup() {
-  [[ -n $prom_pid ]] && kill "$prom_pid" 2>/dev/null && wait "$prom_pid" 2>/dev/null
+  [[ -n $PROM_PID ]] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > "$tmp/prometheus.yml" <<YML
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: cgmem
-    static_configs:
-      - targets: ['$target']
-YML
-prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
-  --web.listen-address="127.0.0.1:$port" --log.level=warn > "$tmp/prometheus.log" 2>&1 &
-prom_pid=$!
+start_prometheus "$target" "$tmp"
+port=$PROM_PORT
 
 query() {
   curl -fsS --max-time 2 "http://127.0.0.1:$port/api/v1/query" --data-urlencode "query=$1" 2>/dev/null |
