@@ -14,9 +14,9 @@ fixtures=${2:?}
 here=$(dirname "$0")
 . "$here/../support/prometheus.sh"
 tmp=$(mktemp -d)
-exporter_pid= writer_pid= PROM_PID=
+writer_pid= PROM_PID=
 cleanup() {
-  for pid in $writer_pid $exporter_pid $PROM_PID; do { kill "$pid" && wait "$pid"; } 2>/dev/null || true; done
+  for pid in $writer_pid ${EXPORTER_PID:-} $PROM_PID; do { kill "$pid" && wait "$pid"; } 2>/dev/null || true; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -40,15 +40,8 @@ done
 ) &
 writer_pid=$!
 
-"$cgmem" exporter --listen 127.0.0.1:0 --json --root "$tmp/root" --interval 1s --hz 250 > "$tmp/exporter.out" 2> "$tmp/exporter.err" &
-exporter_pid=$!
-for _ in $(seq 50); do
-  [[ -s $tmp/exporter.out ]] && break
-  sleep 0.1
-done
-listen=$(jq -r .listen "$tmp/exporter.out")
-[[ -n $listen && $listen != null ]] || fail "the exporter printed no address: $(cat "$tmp/exporter.err")"
-start_prometheus "$listen" "$tmp"
+start_exporter "$cgmem" "$tmp/root" "$tmp"
+start_prometheus "$LISTEN" "$tmp"
 url="http://127.0.0.1:$PROM_PORT"
 
 # Until Prometheus holds 12 s of /app at its top, or 60 s pass.

@@ -41,14 +41,10 @@ cp -r "$fixtures/cgroup-v2-6.12-throttled/lab-run1" "$tmp/root/throttled"
 ) &
 writer_pid=$!
 
-"$cgmem" exporter --listen 127.0.0.1:0 --json --root "$tmp/root" --interval 1s --hz 250 > "$tmp/exporter.out" 2> "$tmp/exporter.err" &
-exporter_pid=$!
-for _ in $(seq 50); do
-  [[ -s $tmp/exporter.out ]] && break
-  sleep 0.1
-done
-listen=$(jq -r .listen "$tmp/exporter.out")
-[[ -n $listen && $listen != null ]] || { echo "the exporter printed no address:" >&2; cat "$tmp/exporter.err" >&2; exit 1; }
+. "$here/../support/prometheus.sh"
+start_exporter "$cgmem" "$tmp/root" "$tmp"
+exporter_pid=$EXPORTER_PID
+listen=$LISTEN
 curl -fsS "http://$listen/healthz"
 
 if ((idle + loris == 0)); then
