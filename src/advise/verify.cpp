@@ -16,10 +16,12 @@ std::string number(double v) { return fmt::format("{:g}", v); }
 double input_duration(const report::Run& run) { return run.outcome ? run.outcome->duration_s : run.meta.cap_s; }
 
 // The input run was still growing when its cap stopped it: run again with
-// more time, it goes on growing (a leak). One that ended by itself (its
+// more time, it goes on growing (a leak), unless it is the workload and
+// its own --target fits under memory.max. One that ended by itself (its
 // program exited, its load finished) grows as far again and no further.
-bool leaks_on(const Usage& u, const report::Run& input) {
-  return u.growing && input.outcome && input.outcome->is(run_format::Status::cap);
+bool leaks_on(bool growing, const report::Run& input, const Advice& a) {
+  if (!growing || !input.outcome || !input.outcome->is(run_format::Status::cap)) return false;
+  return input.meta.command || input.meta.target_bytes == 0 || input.meta.target_bytes > a.memory_max_bytes;
 }
 
 // The share of the run's sampled time a task stalled on memory (PSI some).
@@ -46,7 +48,7 @@ double time_to_peak(const Usage& u) {
 }
 
 Check killed_check(const Advice& a, const Usage& u, const report::Run& input, const report::Run& limited) {
-  bool leak = leaks_on(u, input);
+  bool leak = leaks_on(u.growing, input, a);
   bool predicted = a.predictions.front().verdict.kind == "oom" || leak;
   bool killed = limited.outcome && limited.outcome->is(run_format::Status::oom_killed);
   return {.what = "killed",
@@ -58,7 +60,7 @@ Check killed_check(const Advice& a, const Usage& u, const report::Run& input, co
 
 std::optional<Check> kill_time_check(const Advice& a, const Usage& u, const report::Run& input,
                                      const report::Run& limited) {
-  if (!leaks_on(u, input) || !a.leak || a.leak->basis != "growth" || !limited.outcome || !limited.outcome->time_to_kill_s) return std::nullopt;
+  if (!leaks_on(u.growing, input, a) || !a.leak || a.leak->basis != "growth" || !limited.outcome || !limited.outcome->time_to_kill_s) return std::nullopt;
   double start = time_to_peak(u);
   double low = start + a.leak->seconds_to_kill_per_batch, high = start + a.leak->seconds_to_kill_per_page;
   double measured = *limited.outcome->time_to_kill_s;
@@ -85,7 +87,7 @@ std::vector<std::string> rerun_args(const report::Run& input, const Advice& a, c
   // A leak must have the time to meet memory.max: twice the per-page bound
   // from the input run's end, and 5 s for the start.
   double cap = m.cap_s;
-  if (a.leak && a.leak->basis == "growth" && input.outcome && input.outcome->is(run_format::Status::cap))
+  if (a.leak && leaks_on(a.leak->basis == "growth", input, a))
     cap = std::max(cap, 2 * (input_duration(input) + a.leak->seconds_to_kill_per_page) + 5);
   if (cap > 0) args.insert(args.end(), {"--cap", number(std::ceil(cap * 1000) / 1000) + "s"});
   if (m.interval_ms > 0) args.insert(args.end(), {"--interval", number(m.interval_ms) + "ms"});
@@ -115,7 +117,7 @@ std::vector<std::string> rerun_args(const report::Run& input, const Advice& a, c
 Verification verify(const Advice& a, const Usage& u, const report::Run& input, const report::Run& limited) {
   Verification v{.dir = limited.dir, .status = limited.outcome ? limited.outcome->status : "unfinished"};
   v.checks.push_back(killed_check(a, u, input, limited));
-  const bool leak = leaks_on(u, input);
+  const bool leak = leaks_on(u.growing, input, a);
   const managers::Verdict& at_ws = a.predictions.front().verdict;
   auto share = stalled_share(limited);
   // Page cache outside the working set is reclaimed and may be read back:

@@ -4,8 +4,10 @@
 //
 //   killed        predicted when the verdict at the working set is an OOM
 //                 kill, or when the input run's cap stopped it still growing
-//                 (a leak: run again with more time, it meets memory.max). A
-//                 run that ended by itself grows as far again and no further.
+//                 (a leak: run again with more time, it meets memory.max),
+//                 unless it is the workload and its --target fits under
+//                 memory.max. A run that ended by itself grows as far again
+//                 and no further.
 //   stalled share memory PSI "some" over the run, the share of its time a
 //                 task waited on memory (the throttle's sleeps are counted
 //                 there: mem_cgroup_handle_over_high enters a memstall around

@@ -233,12 +233,18 @@ TEST(AdviseVerify, TheRunIsMadeAgainTheWayItWasUnderTheAdvicesLimits) {
                                       "--command", "--ready-tcp", "6390", "--", "redis-server", "--save", "",
                                       "--load", "--", "sh", "-c", "redis-benchmark -q"}));
   // A leak gets the time to meet memory.max: twice (its run's length + the per-page bound) + 5 s.
+  run.meta.command = false;
   run.outcome = report::Outcome{.status = "exited", .duration_s = 1};
   a.leak = Leak{.basis = "growth", .seconds_to_kill_per_page = 20};
   auto ended = rerun_args(run, a, "out", "x");
   EXPECT_EQ(*(std::find(ended.begin(), ended.end(), "--cap") + 1), "8s")
       << "a run that ended by itself grows no further: its own cap";
   run.outcome->status = "cap";
+  run.meta.target_bytes = 16 * kMiB;
+  auto fits = rerun_args(run, a, "out", "x");
+  EXPECT_EQ(*(std::find(fits.begin(), fits.end(), "--cap") + 1), "8s")
+      << "the workload's own --target fits under memory.max: it stops there";
+  run.meta.target_bytes = 64 * kMiB;
   auto leak = rerun_args(run, a, "out", "app-verify");
   EXPECT_EQ(*(std::find(leak.begin(), leak.end(), "--cap") + 1), "47s");
 }

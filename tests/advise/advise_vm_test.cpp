@@ -46,7 +46,7 @@ void expect_fits_and_holds(const std::string& name) {
 TEST(AdviseVm, AProgramThatFitsIsNeitherKilledNorStalled) { expect_fits_and_holds("fit"); }
 TEST(AdviseVm, WithMapPopulateToo) { expect_fits_and_holds("populate"); }
 TEST(AdviseVm, WithFourProcessesToo) { expect_fits_and_holds("procs"); }
-// 300 MiB: the VPA rule is off its floor, its target the P90 bucket's end
+// 256 MiB: the VPA rule is off its floor, its target the P90 bucket's end
 // + 15%, beside advise's memory.max at + 25%.
 TEST(AdviseVm, ALargeProgramFitsAndTheVpaRuleIsOffItsFloor) {
   expect_fits_and_holds("large");

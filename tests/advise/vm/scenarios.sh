@@ -4,7 +4,7 @@
 #   fit       24 MiB held, churning: fits, never killed, no stall
 #   populate  the same with MAP_POPULATE
 #   procs     the same split over 4 processes
-#   large     300 MiB held: above the VPA rule's 250 MiB floor, so its
+#   large     256 MiB held: above the VPA rule's 250 MiB floor, so its
 #             slack compares with advise's
 #   cache     a 32 MiB file read through the page cache, 4 MiB of its own:
 #             the working set leaves the inactive page cache out, and the
@@ -27,7 +27,7 @@ case_of() {  # NAME CAP ADVISE-FLAG WORKLOAD-ARGS... (the flag "-" for none)
 case_of fit 8 - --target 24M --churn 300
 case_of populate 8 - --target 24M --churn 300 --populate
 case_of procs 8 - --target 24M --churn 300 --procs 4
-case_of large 10 - --target 300M --churn 200
+case_of large 40 - --target 256M --churn 100
 case_of cache 8 - --target 4M --churn 300 --file cache.dat --file-size 32M
 case_of cache-all 8 --page-cache --target 4M --churn 300 --file cache.dat --file-size 32M
 case_of leak 0.5 - --target 300M
