@@ -61,6 +61,7 @@ json advice_json(const advise::Advice& a, const std::vector<advise::Usage>& inpu
               {"climb_per_page_s", optional_json(a.climb_per_page_s)},
               {"climb_per_batch_s", optional_json(a.climb_per_batch_s)},
               {"slack_bytes", a.slack_bytes},
+              {"page_cache_outside_bytes", a.page_cache_outside_bytes},
               {"vpa",
                {{"p90_bytes", a.vpa.p90_bytes},
                 {"target_bytes", a.vpa.target_bytes},
