@@ -212,6 +212,83 @@ void print_advice(const advise::Advice& a, const std::vector<advise::Usage>& inp
   for (const std::string& n : a.notes) fmt::print("  - {}\n", n);
 }
 
+// One of the three inputs, and the flags that go with it; -1 when they are right.
+int check_flags(const Flags& f) {
+  if (f.high_margin_pct >= f.headroom_pct) {
+    print_error(fmt::format("--high-margin {:g}% is not below --headroom {:g}%: memory.high must be below memory.max",
+                            f.high_margin_pct, f.headroom_pct));
+    return kUsage;
+  }
+  if (!f.dirs.empty() + !f.cgroup.empty() + !f.prometheus.empty() != 1) {
+    print_error("give run directories, --cgroup PATH or --prometheus URL: one of the three");
+    return kUsage;
+  }
+  if (f.prometheus.empty() != f.selector.empty()) {
+    print_error("--prometheus and --selector go together");
+    return kUsage;
+  }
+  if (f.verify && f.dirs.empty()) {
+    print_error("--verify runs a recorded run again: it needs run directories, not --cgroup or --prometheus");
+    return kUsage;
+  }
+  return -1;
+}
+
+struct Inputs {
+  std::vector<report::Run> runs;       // run directories' input only
+  std::vector<advise::Usage> usages;
+  std::vector<uint64_t> peaks;         // the VPA rule's samples
+  std::vector<std::string> notes;
+};
+
+// Reads the input the flags name; -1 when read, else the exit code.
+int read_inputs(const Flags& f, Inputs& in) {
+  const auto kind = f.page_cache ? advise::WorkingSet::memory_current : advise::WorkingSet::without_inactive_file;
+  if (!f.cgroup.empty()) {
+    auto live = watch_live(f, kind);
+    if (!live) return print_error(live.error()), stop_requested() ? kInterrupted : kFailure;
+    in.usages.push_back(std::move(live->usage));
+    in.notes = std::move(live->notes);
+  } else if (!f.prometheus.empty()) {
+    auto history = read_prometheus(f, kind);
+    if (!history) return print_error(history.error()), kFailure;
+    in.usages.push_back(std::move(history->usage));
+    in.notes = std::move(history->notes);
+    in.peaks = std::move(history->daily_peaks);
+  } else {
+    auto read = report::read_runs(f.dirs);
+    if (!read) return print_error(read.error()), kFailure;
+    in.runs = std::move(*read);
+    for (const report::Run& run : in.runs) {
+      auto u = advise::usage_of(run, kind);
+      if (!u) return print_error(u.error()), kFailure;
+      in.usages.push_back(std::move(*u));
+    }
+  }
+  if (in.peaks.empty())
+    for (const advise::Usage& u : in.usages) in.peaks.push_back(u.working_set);
+  return -1;
+}
+
+// --verify: the run the working set came from, run again under the advice.
+int verify_advice(const Flags& f, const advise::Advice& a, const advise::Usage& all, const Inputs& in, json& out) {
+  auto from = [&](const auto& list) { return std::find_if(list.begin(), list.end(), [&](const auto& x) { return x.dir == all.dir; }); };
+  const report::Run& input = *from(in.runs);
+  const advise::Usage& usage = *from(in.usages);
+  // Beside the run, never inside it: "runs/app-r1/" gives "runs/app-r1-verify".
+  std::string base = input.dir;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  std::string dir = f.verify_out.empty() ? base + "-verify" : f.verify_out;
+  auto args = advise::rerun_args(input, a, dir, (input.meta.name.empty() ? std::string("advise") : input.meta.name) + "-verify");
+  catch_stop_signals();
+  auto limited = rerun(args);
+  if (!limited) return print_error(limited.error()), stop_requested() ? kInterrupted : kFailure;
+  advise::Verification v = advise::verify(a, usage, input, *limited);
+  out["verify"] = verification_json(v, args);
+  if (!f.json) print_verification(v);
+  return stop_requested() ? kInterrupted : v.holds() ? kOk : kFailure;
+}
+
 }  // namespace
 
 int run_advise(std::span<char*> args) {
@@ -257,78 +334,22 @@ int run_advise(std::span<char*> args) {
 
   auto crawl = lab::parse_duration(f.crawl, lab::Unit::s);
   if (!crawl) return print_error("--crawl: " + crawl.error().message()), kUsage;
-  if (f.high_margin_pct >= f.headroom_pct) {
-    print_error(fmt::format("--high-margin {:g}% is not below --headroom {:g}%: memory.high must be below memory.max",
-                            f.high_margin_pct, f.headroom_pct));
-    return kUsage;
-  }
-  if (!f.dirs.empty() + !f.cgroup.empty() + !f.prometheus.empty() != 1) {
-    print_error("give run directories, --cgroup PATH or --prometheus URL: one of the three");
-    return kUsage;
-  }
-  if (f.prometheus.empty() != f.selector.empty()) {
-    print_error("--prometheus and --selector go together");
-    return kUsage;
-  }
-  if (f.verify && f.dirs.empty()) {
-    print_error("--verify runs a recorded run again: it needs run directories, not --cgroup or --prometheus");
-    return kUsage;
-  }
-  const auto kind = f.page_cache ? advise::WorkingSet::memory_current : advise::WorkingSet::without_inactive_file;
-  std::vector<report::Run> runs;
-  std::vector<advise::Usage> inputs;
-  std::vector<std::string> live_notes;
-  std::vector<uint64_t> peaks;
-  if (!f.cgroup.empty()) {
-    auto live = watch_live(f, kind);
-    if (!live) return print_error(live.error()), stop_requested() ? kInterrupted : kFailure;
-    inputs.push_back(std::move(live->usage));
-    live_notes = std::move(live->notes);
-  } else if (!f.prometheus.empty()) {
-    auto history = read_prometheus(f, kind);
-    if (!history) return print_error(history.error()), kFailure;
-    inputs.push_back(std::move(history->usage));
-    live_notes = std::move(history->notes);
-    peaks = std::move(history->daily_peaks);
-  } else {
-    auto read = report::read_runs(f.dirs);
-    if (!read) return print_error(read.error()), kFailure;
-    runs = std::move(*read);
-    for (const report::Run& run : runs) {
-      auto u = advise::usage_of(run, kind);
-      if (!u) return print_error(u.error()), kFailure;
-      inputs.push_back(std::move(*u));
-    }
-  }
-  if (peaks.empty())
-    for (const advise::Usage& u : inputs) peaks.push_back(u.working_set);
-  auto all = advise::combined(inputs);
+  if (int code = check_flags(f); code >= 0) return code;
+  Inputs in;
+  if (int code = read_inputs(f, in); code >= 0) return code;
+  auto all = advise::combined(in.usages);
   if (!all) return print_error(all.error()), kFailure;
   advise::Options o{.headroom = f.headroom_pct / 100,
                     .high_margin = f.high_margin_pct / 100,
                     .crawl_s = static_cast<double>(*crawl) / 1e9,
                     .hz = f.hz};
   if (!f.host_swap.empty()) o.host_swap = limit_from(f.host_swap, {}).bytes();
-  advise::Advice a = advise::recommend(*all, peaks, o);
-  a.notes.insert(a.notes.begin(), live_notes.begin(), live_notes.end());
+  advise::Advice a = advise::recommend(*all, in.peaks, o);
+  a.notes.insert(a.notes.begin(), in.notes.begin(), in.notes.end());
   auto settings = advise::settings_for(a, {.working_set = a.working_set_bytes, .kubernetes_minor = f.kubernetes_minor});
-  json out = advice_json(a, inputs, settings);
-  if (!f.json) print_advice(a, inputs, settings, f.dirs.empty());
-  int code = kOk;
-  if (f.verify) {
-    // The run the working set came from is the one run again.
-    const report::Run& input = *std::find_if(runs.begin(), runs.end(), [&](const report::Run& r) { return r.dir == all->dir; });
-    const advise::Usage& usage = *std::find_if(inputs.begin(), inputs.end(), [&](const advise::Usage& u) { return u.dir == all->dir; });
-    std::string dir = f.verify_out.empty() ? input.dir + "-verify" : f.verify_out;
-    auto args = advise::rerun_args(input, a, dir, (input.meta.name.empty() ? std::string("advise") : input.meta.name) + "-verify");
-    catch_stop_signals();
-    auto limited = rerun(args);
-    if (!limited) return print_error(limited.error()), stop_requested() ? kInterrupted : kFailure;
-    advise::Verification v = advise::verify(a, usage, input, *limited);
-    out["verify"] = verification_json(v, args);
-    if (!f.json) print_verification(v);
-    code = stop_requested() ? kInterrupted : v.holds() ? kOk : kFailure;
-  }
+  json out = advice_json(a, in.usages, settings);
+  if (!f.json) print_advice(a, in.usages, settings, f.dirs.empty());
+  int code = f.verify ? verify_advice(f, a, *all, in, out) : kOk;
   if (f.json) fmt::print("{}", report::dump_json(out));
   return code;
 }
