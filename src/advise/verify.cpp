@@ -79,15 +79,15 @@ bool Verification::holds() const {
 }
 
 std::vector<std::string> rerun_args(const report::Run& input, const Advice& a, const std::string& out,
-                                    const std::string& name) {
+                                    const std::string& name, bool limited) {
   const report::Meta& m = input.meta;
-  std::vector<std::string> args = {"run", "--name", name, "--out", out, "--quiet",
-                                   "--max", std::to_string(a.memory_max_bytes)};
-  if (a.memory_high_bytes) args.insert(args.end(), {"--high", std::to_string(*a.memory_high_bytes)});
+  std::vector<std::string> args = {"run", "--name", name, "--out", out, "--quiet"};
+  if (limited) args.insert(args.end(), {"--max", std::to_string(a.memory_max_bytes)});
+  if (limited && a.memory_high_bytes) args.insert(args.end(), {"--high", std::to_string(*a.memory_high_bytes)});
   // A leak must have the time to meet memory.max: twice the per-page bound
   // from the input run's end, and 5 s for the start.
   double cap = m.cap_s;
-  if (a.leak && leaks_on(a.leak->basis == "growth", input, a))
+  if (limited && a.leak && leaks_on(a.leak->basis == "growth", input, a))
     cap = std::max(cap, 2 * (input_duration(input) + a.leak->seconds_to_kill_per_page) + 5);
   if (cap > 0) args.insert(args.end(), {"--cap", number(std::ceil(cap * 1000) / 1000) + "s"});
   if (m.interval_ms > 0) args.insert(args.end(), {"--interval", number(m.interval_ms) + "ms"});

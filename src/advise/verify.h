@@ -52,9 +52,10 @@ struct Verification {
 };
 
 // `cgmem run`'s arguments for the input run again under the advice's
-// limits, with its run directory at `out`, named `name`.
+// limits (none with `limited` false: the probe's run), with its run
+// directory at `out`, named `name`.
 std::vector<std::string> rerun_args(const report::Run& input, const Advice& advice, const std::string& out,
-                                    const std::string& name);
+                                    const std::string& name, bool limited = true);
 
 // The limited run against the advice (and the input run it repeats).
 Verification verify(const Advice& advice, const Usage& input_usage, const report::Run& input, const report::Run& limited);

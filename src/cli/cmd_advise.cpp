@@ -8,9 +8,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <thread>
 #include <ctime>
 
 #include "advise/live.h"
+#include "advise/probe.h"
 #include "advise/prometheus.h"
 #include "advise/recommend.h"
 #include "advise/settings.h"
@@ -21,6 +25,7 @@
 #include "cli/signals.h"
 #include "cli/version.h"
 #include "common/exit_codes.h"
+#include "common/file.h"
 #include "common/process.h"
 #include "common/text.h"
 #include "exporter/http_get.h"
@@ -44,7 +49,9 @@ struct Flags {
   std::optional<uint32_t> hz;
   int kubernetes_minor = 36;
   bool json = false;
-  bool verify = false, page_cache = false;
+  bool verify = false, page_cache = false, probe = false;
+  double probe_threshold_pct = 0.5;
+  std::string probe_interval = "2s";
   std::string verify_out;
 };
 
@@ -227,8 +234,8 @@ int check_flags(const Flags& f) {
     print_error("--prometheus and --selector go together");
     return kUsage;
   }
-  if (f.verify && f.dirs.empty()) {
-    print_error("--verify runs a recorded run again: it needs run directories, not --cgroup or --prometheus");
+  if ((f.verify || f.probe) && f.dirs.empty()) {
+    print_error("--verify and --probe run a recorded run again: they need run directories, not --cgroup or --prometheus");
     return kUsage;
   }
   return -1;
@@ -270,15 +277,87 @@ int read_inputs(const Flags& f, Inputs& in) {
   return -1;
 }
 
+// The run the working set came from, and its directory's base ("runs/app-r1/"
+// gives "runs/app-r1": what --verify and --probe put "-verify", "-probe" on).
+const report::Run& source_run(const Inputs& in, const advise::Usage& all) {
+  return *std::find_if(in.runs.begin(), in.runs.end(), [&](const report::Run& r) { return r.dir == all.dir; });
+}
+std::string beside(const report::Run& run, const char* suffix) {
+  std::string base = run.dir;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  return base + suffix;
+}
+
+// The probing run's cgroup, from its meta.json once the run has written it.
+Result<std::string> cgroup_of(const std::string& dir, const Process& child) {
+  for (int i = 0; i < 300 && !stop_requested(); ++i) {
+    std::error_code ec;
+    if (std::filesystem::exists(dir + "/meta.json", ec)) {
+      auto text = read_file(dir + "/meta.json", "the probing run's meta.json");
+      if (!text) return std::unexpected(text.error());
+      json meta = json::parse(*text, nullptr, false);
+      if (meta.is_object() && meta["cgroup"].is_string()) return meta["cgroup"].get<std::string>();
+      return fail(dir + "/meta.json names no cgroup");
+    }
+    if (!child.running()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return fail("the probing run wrote no meta.json in " + dir);
+}
+
+// --probe: the run again without limits, its memory.high stepped down by
+// the prober; the working set becomes what the probe found.
+int probe_input(const Flags& f, const Inputs& in, advise::Usage& all, json& out) {
+  auto interval = lab::parse_duration(f.probe_interval, lab::Unit::s);
+  if (!interval) return print_error("--probe-interval: " + interval.error().message()), kUsage;
+  const report::Run& input = source_run(in, all);
+  std::string dir = std::filesystem::absolute(beside(input, "-probe")).lexically_normal().string();
+  auto args = advise::rerun_args(input, {}, dir, (input.meta.name.empty() ? std::string("advise") : input.meta.name) + "-probe",
+                                 false);
+  catch_stop_signals();
+  ProcessSpec spec{.argv = {self_exe()}, .stdout_fd = STDERR_FILENO, .what = "cgmem advise --probe: run"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  auto child = Process::start(spec);
+  if (!child) return print_error(child.error()), kFailure;
+  auto cgroup = cgroup_of(dir, *child);
+  if (!cgroup) {
+    child->signal(SIGINT);
+    child->wait();
+    return print_error(cgroup.error()), kFailure;
+  }
+  auto probe = advise::probe({.cgroup = *cgroup,
+                           .driver = child->pid(),
+                           .run_dir = dir,
+                           .start_high = all.peak_current,
+                           .page_size = all.page_size,
+                           .interval_ns = *interval,
+                           .threshold = f.probe_threshold_pct / 100,
+                           .running = [&] { return !child->poll(); },
+                           .stop = stop_flag(),
+                           .progress = print_line_to_stderr});
+  child->signal(SIGINT);  // the probe is done: the run stops and removes its cgroup
+  child->wait();
+  if (!probe) return print_error(probe.error()), stop_requested() ? kInterrupted : kFailure;
+  out = {{"dir", dir}, {"threshold", f.probe_threshold_pct / 100}, {"interval_s", static_cast<double>(*interval) / 1e9},
+         {"converged", probe->converged},
+         {"working_set_bytes", probe->working_set ? json(*probe->working_set) : json(nullptr)}, {"steps", json::array()}};
+  for (const advise::ProbeStep& s : probe->steps)
+    out["steps"].push_back({{"t_s", s.t_s}, {"memory_high", s.memory_high}, {"memory_current", s.memory_current},
+                            {"stalled_ms", s.stalled_ms}, {"pressure", s.pressure}});
+  if (!probe->working_set) {
+    print_error("--probe: no interval passed without pressure, even at the run's peak: its working set is not found");
+    return kFailure;
+  }
+  all.working_set = *probe->working_set;
+  return -1;
+}
+
 // --verify: the run the working set came from, run again under the advice.
 int verify_advice(const Flags& f, const advise::Advice& a, const advise::Usage& all, const Inputs& in, json& out) {
   auto from = [&](const auto& list) { return std::find_if(list.begin(), list.end(), [&](const auto& x) { return x.dir == all.dir; }); };
   const report::Run& input = *from(in.runs);
   const advise::Usage& usage = *from(in.usages);
-  // Beside the run, never inside it: "runs/app-r1/" gives "runs/app-r1-verify".
-  std::string base = input.dir;
-  while (base.size() > 1 && base.back() == '/') base.pop_back();
-  std::string dir = f.verify_out.empty() ? base + "-verify" : f.verify_out;
+  std::string dir = f.verify_out.empty() ? beside(input, "-verify") : f.verify_out;
   auto args = advise::rerun_args(input, a, dir, (input.meta.name.empty() ? std::string("advise") : input.meta.name) + "-verify");
   catch_stop_signals();
   auto limited = rerun(args);
@@ -329,6 +408,15 @@ int run_advise(std::span<char*> args) {
                "run the program again the way its run was made (meta.json's workload flags or --command), under "
                "the recommended limits, and check what advise predicted");
   app.add_option("--verify-out", f.verify_out, "the verifying run's directory (default: RUN-verify beside the run)");
+  app.add_flag("--probe", f.probe,
+               "measure the working set: run the program again without limits and step its memory.high down while "
+               "memory PSI stays quiet (senpai's method; the run's own cgroup only)");
+  app.add_option("--probe-threshold", f.probe_threshold_pct,
+                 "with --probe: the stalled share of an interval that is pressure, percent")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 50.0));
+  app.add_option("--probe-interval", f.probe_interval, "with --probe: how long each memory.high is held")
+      ->capture_default_str();
   app.add_flag("--json", f.json, "print JSON");
   if (int code = parse(app, args); code >= 0) return code;
 
@@ -339,6 +427,10 @@ int run_advise(std::span<char*> args) {
   if (int code = read_inputs(f, in); code >= 0) return code;
   auto all = advise::combined(in.usages);
   if (!all) return print_error(all.error()), kFailure;
+  json probed;
+  const uint64_t usage_working_set = all->working_set;
+  if (f.probe)
+    if (int code = probe_input(f, in, *all, probed); code >= 0) return code;
   advise::Options o{.headroom = f.headroom_pct / 100,
                     .high_margin = f.high_margin_pct / 100,
                     .crawl_s = static_cast<double>(*crawl) / 1e9,
@@ -346,8 +438,16 @@ int run_advise(std::span<char*> args) {
   if (!f.host_swap.empty()) o.host_swap = limit_from(f.host_swap, {}).bytes();
   advise::Advice a = advise::recommend(*all, in.peaks, o);
   a.notes.insert(a.notes.begin(), in.notes.begin(), in.notes.end());
+  if (f.probe)
+    a.notes.insert(a.notes.begin(),
+                   fmt::format("the working set is the probe's: {}, the lowest memory.high an interval passed with "
+                               "memory PSI some at or under {:g}%{}; usage alone gave {}",
+                               format_bytes(all->working_set), f.probe_threshold_pct,
+                               probed["converged"].get<bool>() ? "" : " (the run ended before pressure came)",
+                               format_bytes(usage_working_set)));
   auto settings = advise::settings_for(a, {.working_set = a.working_set_bytes, .kubernetes_minor = f.kubernetes_minor});
   json out = advice_json(a, in.usages, settings);
+  if (f.probe) out["probe"] = probed;
   if (!f.json) print_advice(a, in.usages, settings, f.dirs.empty());
   int code = f.verify ? verify_advice(f, a, *all, in, out) : kOk;
   if (f.json) fmt::print("{}", report::dump_json(out));

@@ -70,6 +70,24 @@ TEST(AdviseVm, PageCacheOutsideTheWorkingSetIsSaidNotBounded) {
   EXPECT_TRUE(check(a, "stalled share")["holds"].is_null());
 }
 
+// --probe: memory.high stepped down on the page-cache program until memory
+// PSI rose finds the cache it reads again (most of its 32 MiB file), where
+// usage alone gave about a megabyte; under limits from it, it fits and does
+// not stall.
+TEST(AdviseVm, TheProbeFindsThePageCacheTheProgramNeeds) {
+  expect_fits_and_holds("cache-probe");
+  json a = advice("cache-probe");
+  const json& p = a["probe"];
+  EXPECT_EQ(p["converged"], true) << p.dump();
+  ASSERT_TRUE(p["working_set_bytes"].is_number()) << p.dump();
+  EXPECT_GE(p["working_set_bytes"].get<uint64_t>(), 24u << 20) << p.dump();
+  EXPECT_EQ(a["working_set_bytes"], p["working_set_bytes"]);
+  bool pressure = false;
+  for (const json& s : p["steps"]) pressure = pressure || s["pressure"].get<bool>();
+  EXPECT_TRUE(pressure) << "the probe went low enough to see pressure: " << p.dump();
+  EXPECT_LT(advice("cache")["working_set_bytes"].get<uint64_t>(), 4u << 20) << "usage alone";
+}
+
 // A run still growing at its cap: killed under the limits, within the
 // per-page bound advise gave (plus reclaim's share).
 TEST(AdviseVm, ALeakIsKilledWithinTheTimeAdviseStates) {

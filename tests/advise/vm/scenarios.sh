@@ -10,6 +10,8 @@
 #             the working set leaves the inactive page cache out, and the
 #             run under the limits reads it back (advise says so)
 #   cache-all the same with --page-cache: the limits hold the cache
+#   cache-probe the same program for 20 s with --probe: memory.high stepped
+#             down until memory PSI rises finds the cache it reads again
 #   leak      still growing when its cap stops it: killed under the limits
 #   live      a workload's cgroup watched live (advise --cgroup) while it runs
 # Out: NAME/ (the run without limits), NAME-verify/ (the run under advise's
@@ -30,6 +32,7 @@ case_of procs 8 - --target 24M --churn 300 --procs 4
 case_of large 40 - --target 256M --churn 100
 case_of cache 8 - --target 4M --churn 300 --file cache.dat --file-size 32M
 case_of cache-all 8 --page-cache --target 4M --churn 300 --file cache.dat --file-size 32M
+case_of cache-probe 20 --probe --target 4M --churn 1000000 --file cache.dat --file-size 32M
 case_of leak 0.5 - --target 300M
 rm -f cache.dat
 
