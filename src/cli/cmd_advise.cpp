@@ -332,7 +332,8 @@ int probe_input(const Flags& f, const Inputs& in, advise::Usage& all, json& out)
                            .page_size = all.page_size,
                            .interval_ns = *interval,
                            .threshold = f.probe_threshold_pct / 100,
-                           .running = [&] { return !child->poll(); },
+                           // poll() reaps once; running() stays false after.
+                           .running = [&] { return !child->poll() && child->running(); },
                            .stop = stop_flag(),
                            .progress = print_line_to_stderr});
   child->signal(SIGINT);  // the probe is done: the run stops and removes its cgroup
