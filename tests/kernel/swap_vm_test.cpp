@@ -116,9 +116,13 @@ TEST(SwapVm, WithoutZswapThePagesGoToTheDisk) {
 // since the last return. At memory.max the charge falls back from the
 // 64-page batch to the pages of one fault, so most returns carry 1 page (a
 // 64th of a batch's penalty) and some a few more. Checked: the model gives
-// the kernel's penalty exactly at the kernel's own inputs, every pass
-// raises memory.swap.events high once (the counter the untraced report
-// reads), and each op takes at least the sleeps planned in it.
+// the kernel's penalty exactly at the kernel's own inputs, every pass over
+// memory.swap.high raises memory.swap.events high once (the counter the
+// untraced report reads; swap_find_max_overage() raises it only when the
+// swap usage it reads is above memory.swap.high: a return to user space
+// whose swap fell back under it between the charge and the pass counts
+// none, seen once in 851 in a CI run of 2026-12-02), and each op takes at
+// least the sleeps planned in it.
 TEST(SwapVm, SwapHighThrottlesAsTheModelSays) {
   RunFiles run = load("swap-high");
   ASSERT_EQ(run.meta["limits"]["swap_high"], 16u << 20);
@@ -148,11 +152,12 @@ TEST(SwapVm, SwapHighThrottlesAsTheModelSays) {
     for (const json* e : pens) {
       int64_t t = (*e)["t_ns"].get<int64_t>();
       if (t < from || t > to) continue;
-      passes += (*e)["passes"].get<uint64_t>();
+      if ((*e)["swap_usage_pages"].get<uint64_t>() > (*e)["swap_high_pages"].get<uint64_t>())
+        passes += (*e)["passes"].get<uint64_t>();
       if ((*e)["sleeps"].get<bool>()) planned_ms += cgmem::model::jiffies_to_ms((*e)["penalty_jiffies"].get<uint64_t>(), k);
     }
     uint64_t rise = op["swap_high_after"].get<uint64_t>() - op["swap_high_before"].get<uint64_t>();
-    EXPECT_EQ(passes, rise) << "op " << op["op"] << ": one swap high event per pass";
+    EXPECT_EQ(passes, rise) << "op " << op["op"] << ": one swap high event per pass over memory.swap.high";
     EXPECT_EQ(op["high_after"], op["high_before"]) << "memory.high is unset: its counter stays";
     if (planned_ms == 0) continue;
     ++ops_slept;
