@@ -91,7 +91,7 @@ TEST_F(AdviseCli, ErrorsSayWhatIsWrong) {
   EXPECT_NE(week.text.find("--range: invalid duration '9d': longer than 8 days"), std::string::npos) << week.text;
   auto live_verify = run_cgmem("advise --verify --cgroup " + tmp_.path());
   EXPECT_EQ(live_verify.code, 2);
-  EXPECT_NE(live_verify.text.find("--verify runs a recorded run again"), std::string::npos) << live_verify.text;
+  EXPECT_NE(live_verify.text.find("--verify and --probe run a recorded run again"), std::string::npos) << live_verify.text;
   // Nothing listens on port 1: the GET's error, not a hang.
   auto closed = run_cgmem("advise --prometheus http://127.0.0.1:1 --selector '{cgroup=\"/a\"}' --range 1h");
   EXPECT_EQ(closed.code, 1);
