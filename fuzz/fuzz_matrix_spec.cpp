@@ -3,14 +3,14 @@
 // component (the runner creates and may remove a directory of that name
 // inside the batch).
 #include "fuzz.h"
-#include "lab/matrix/plan.h"
-#include "lab/matrix/spec.h"
+#include "matrix/plan.h"
+#include "matrix/spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace cgmem;
-  auto spec = lab::parse_spec(fuzz::text(data, size), "/specs/fuzz.toml");
+  auto spec = matrix::parse_spec(fuzz::text(data, size), "/specs/fuzz.toml");
   if (!spec) return 0;
-  auto runs = lab::plan(*spec, {.batch_dir = "/batch"});
+  auto runs = matrix::plan(*spec, {.batch_dir = "/batch"});
   fuzz::check(!runs.empty() && runs.size() <= 100000);
   for (const auto& run : runs) {
     fuzz::check(!run.name.empty() && run.name[0] != '.' && run.name.find('/') == std::string::npos);

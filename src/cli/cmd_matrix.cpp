@@ -16,7 +16,7 @@
 #include "cli/matrix_plan.h"
 #include "cli/matrix_vm.h"
 #include "kernel/resolve.h"
-#include "lab/matrix/runner.h"
+#include "matrix/runner.h"
 
 namespace cgmem::cli {
 
@@ -36,7 +36,7 @@ std::string default_out(const std::string& name) {
 
 // in_vm (--progress-lines): the progress lines already named each run, and
 // the host prints the batch's path as the host sees it (matrix_vm.cpp).
-void print_result(const lab::MatrixResult& r, bool in_vm) {
+void print_result(const matrix::MatrixResult& r, bool in_vm) {
   for (const auto& n : r.notes) fmt::print("note: {}\n", n);
   if (in_vm) {
     fmt::print("matrix: {} ran, {} finished before{}\n", r.ran, r.skipped,
@@ -54,7 +54,7 @@ void print_result(const lab::MatrixResult& r, bool in_vm) {
   fmt::print("next: cgmem report {}\n", r.batch_dir);
 }
 
-nlohmann::json result_json(const lab::MatrixResult& r) {
+nlohmann::json result_json(const matrix::MatrixResult& r) {
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& run : r.runs)
     runs.push_back({{"name", run.name}, {"dir", run.dir}, {"config", run.config}, {"workload", run.workload},
@@ -75,10 +75,10 @@ Result<void> seed_from(const std::string& from, const std::string& out) {
 
 // --kernel-label picks one of the spec's kernels; natively, a spec of
 // several kernels needs one (each runs in a VM session of its own).
-Result<void> check_kernel_label(const MatrixFlags& f, const lab::MatrixSpec& spec) {
+Result<void> check_kernel_label(const MatrixFlags& f, const matrix::MatrixSpec& spec) {
   std::vector<std::string> labels;
   for (const auto& k : spec.kernels) labels.push_back(k.label);
-  if (!f.kernel_label.empty() && !lab::find_kernel(spec, f.kernel_label))
+  if (!f.kernel_label.empty() && !matrix::find_kernel(spec, f.kernel_label))
     return fail(fmt::format("matrix: --kernel-label {} is not a kernel of the spec (its labels: {})", f.kernel_label,
                             labels.empty() ? "none" : fmt::format("{}", fmt::join(labels, ", "))),
                 spec.path, "give a label of its [[kernels]]");
@@ -89,20 +89,20 @@ Result<void> check_kernel_label(const MatrixFlags& f, const lab::MatrixSpec& spe
   return {};
 }
 
-int run_native(const MatrixFlags& f, lab::MatrixSpec& spec) {
+int run_native(const MatrixFlags& f, matrix::MatrixSpec& spec) {
   if (!f.claim.empty()) spec.claim = fs::absolute(f.claim).string();
   if (!f.from.empty())
     if (auto r = seed_from(f.from, f.out); !r) return print_error(r.error()), kFailure;
-  lab::MatrixOptions o{.out_dir = f.out, .resume = f.resume};
+  matrix::MatrixOptions o{.out_dir = f.out, .resume = f.resume};
   o.plan.reps = f.reps;
   o.plan.kernel = f.kernel_label;
   if (!f.order.empty()) o.plan.shuffle = f.order == "shuffle";
   o.plan.seed = f.seed;
   o.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
   catch_stop_signals();
-  lab::ChildLauncher launcher(self_exe(), stop_flag());
-  lab::ProgressPrinter progress(stderr, f.progress_lines);
-  auto result = lab::run_matrix(spec, o, launcher, progress);
+  matrix::ChildLauncher launcher(self_exe(), stop_flag());
+  matrix::ProgressPrinter progress(stderr, f.progress_lines);
+  auto result = matrix::run_matrix(spec, o, launcher, progress);
   if (!result) return print_error(result.error()), kFailure;
   if (f.json) fmt::print("{}\n", result_json(*result).dump(2));
   else print_result(*result, f.progress_lines);
@@ -141,9 +141,9 @@ int run_matrix(std::span<char*> args) {
   if (int code = parse(app, args); code >= 0) return code;
   if (f.vm && f.native) return print_error("--vm and --native exclude each other"), kUsage;
   if (f.resume && f.out.empty()) return print_error("--resume needs --out: the batch directory to finish"), kUsage;
-  auto spec = lab::load_spec(f.spec);
+  auto spec = matrix::load_spec(f.spec);
   if (!spec) return print_error(spec.error()), kUsage;
-  if (!f.kernel.empty()) lab::override_kernel(*spec, f.kernel);
+  if (!f.kernel.empty()) matrix::override_kernel(*spec, f.kernel);
   if (f.trace) {  // over the spec's, a workload's trace = false included
     spec->defaults["trace"] = "true";
     for (auto& c : spec->configs) c.flags["trace"] = "true";
@@ -152,9 +152,9 @@ int run_matrix(std::span<char*> args) {
   if (auto ok = check_kernel_label(f, *spec); !ok) return print_error(ok.error()), kUsage;
   if (f.out.empty()) f.out = default_out(spec->name);
   // The spec's own errors first: a missing claim file says so before the host's state does.
-  lab::MatrixSpec claimed = *spec;
+  matrix::MatrixSpec claimed = *spec;
   if (!f.claim.empty()) claimed.claim = fs::absolute(f.claim).string();
-  if (auto hash = lab::claim_hash(claimed); !hash) return print_error(hash.error()), kUsage;
+  if (auto hash = matrix::claim_hash(claimed); !hash) return print_error(hash.error()), kUsage;
   if (f.native) {
     auto host = host::probe_host();
     if (!host.memory_controller_usable) {

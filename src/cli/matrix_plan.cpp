@@ -12,8 +12,8 @@
 #include "common/process.h"
 #include "host/probe.h"
 #include "kernel/resolve.h"
-#include "lab/matrix/batch.h"
-#include "lab/matrix/plan.h"
+#include "matrix/batch.h"
+#include "matrix/plan.h"
 #include "vm/session.h"
 
 namespace cgmem::cli {
@@ -25,19 +25,19 @@ namespace fs = std::filesystem;
 constexpr uint64_t kGuestPageSize = 4096;  // the guest is x86-64
 
 struct CheckedRun {
-  lab::PlannedRun run;
+  matrix::PlannedRun run;
   std::vector<std::string> args;  // `cgmem run ...` as the matrix would start it
   std::string refused;            // `cgmem run`'s message, or empty
 };
 
-std::vector<CheckedRun> check_runs(const MatrixFlags& f, const lab::MatrixSpec& spec, const lab::Machine& machine) {
-  lab::PlanOptions o{.reps = f.reps, .seed = f.seed};
+std::vector<CheckedRun> check_runs(const MatrixFlags& f, const matrix::MatrixSpec& spec, const lab::Machine& machine) {
+  matrix::PlanOptions o{.reps = f.reps, .seed = f.seed};
   if (!f.order.empty()) o.shuffle = f.order == "shuffle";
   o.batch_dir = fs::absolute(f.out).lexically_normal().string();
   o.kernel = f.kernel_label;
   std::vector<CheckedRun> out;
-  for (auto& run : f.kernel_label.empty() ? lab::plan_all(spec, o) : lab::plan(spec, o)) {
-    auto args = lab::run_arguments(run, (fs::path(lab::kernel_batch_dir(spec, o.batch_dir, run.kernel)) / run.name).string());
+  for (auto& run : f.kernel_label.empty() ? matrix::plan_all(spec, o) : matrix::plan(spec, o)) {
+    auto args = matrix::run_arguments(run, (fs::path(matrix::kernel_batch_dir(spec, o.batch_dir, run.kernel)) / run.name).string());
     auto checked = check_run_words(std::vector<std::string>(args.begin() + 1, args.end()), machine);
     out.push_back({.run = std::move(run), .args = std::move(args),
                    .refused = checked ? std::string() : checked.error().message()});
@@ -47,11 +47,11 @@ std::vector<CheckedRun> check_runs(const MatrixFlags& f, const lab::MatrixSpec& 
 
 // The sessions whose runs set swap_max or swap_high while the guest has no
 // swap (no entry swap, no --vm-swap): "" stands for a spec of one kernel or none.
-std::vector<std::string> swap_runs_without_swap(const MatrixFlags& f, const lab::MatrixSpec& spec) {
+std::vector<std::string> swap_runs_without_swap(const MatrixFlags& f, const matrix::MatrixSpec& spec) {
   std::vector<std::string> out;
   if (f.vm_swap != "0") return out;
-  for (const auto& run : lab::plan_all(spec, {})) {
-    const lab::KernelSpec* k = run.kernel.empty() ? nullptr : lab::find_kernel(spec, run.kernel);
+  for (const auto& run : matrix::plan_all(spec, {})) {
+    const matrix::KernelSpec* k = run.kernel.empty() ? nullptr : matrix::find_kernel(spec, run.kernel);
     if (k && !k->swap.empty() && k->swap != "0") continue;
     bool sets = false;
     for (const char* key : {"swap_max", "swap_high"})
@@ -62,7 +62,7 @@ std::vector<std::string> swap_runs_without_swap(const MatrixFlags& f, const lab:
   return out;
 }
 
-nlohmann::json plan_json(const lab::MatrixSpec& spec, const PlanTarget& t, const std::vector<CheckedRun>& runs,
+nlohmann::json plan_json(const matrix::MatrixSpec& spec, const PlanTarget& t, const std::vector<CheckedRun>& runs,
                          size_t refused) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& c : runs) {
@@ -73,7 +73,7 @@ nlohmann::json plan_json(const lab::MatrixSpec& spec, const PlanTarget& t, const
   }
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : spec.kernels) {
-    kernels.push_back(lab::kernel_json(k));
+    kernels.push_back(matrix::kernel_json(k));
     kernels.back()["runs"] = std::count_if(runs.begin(), runs.end(), [&](const CheckedRun& c) { return c.run.kernel == k.label; });
   }
   return {{"spec", spec.path}, {"kernels", kernels}, {"name", spec.name}, {"where", t.vm ? "vm" : "native"}, {"why", t.why},
@@ -84,12 +84,12 @@ nlohmann::json plan_json(const lab::MatrixSpec& spec, const PlanTarget& t, const
 }
 
 // "kernel LABEL: N runs in BATCH/LABEL, one session of `cgmem vm --kernel NAME --stock-slots N`".
-void print_kernel(const lab::MatrixSpec& spec, const MatrixFlags& f, const std::string& label,
+void print_kernel(const matrix::MatrixSpec& spec, const MatrixFlags& f, const std::string& label,
                   const std::vector<CheckedRun>& runs) {
-  const lab::KernelSpec* k = lab::find_kernel(spec, label);
+  const matrix::KernelSpec* k = matrix::find_kernel(spec, label);
   if (!k) return;
   auto n = std::count_if(runs.begin(), runs.end(), [&](const CheckedRun& c) { return c.run.kernel == label; });
-  std::string dir = lab::kernel_batch_dir(spec, fs::absolute(f.out).lexically_normal().string(), label);
+  std::string dir = matrix::kernel_batch_dir(spec, fs::absolute(f.out).lexically_normal().string(), label);
   fmt::print("kernel  {}: {} run{} in {}, one session of `cgmem vm --kernel {}{}`\n", label, n, n == 1 ? "" : "s", dir,
              k->name, k->stock_slots ? fmt::format(" --stock-slots {}", *k->stock_slots) : "");
 }
@@ -105,7 +105,7 @@ PlanTarget host_target(std::string why) {
   return t;
 }
 
-PlanTarget guest_target(const MatrixFlags& f, const lab::MatrixSpec& spec, std::string why) {
+PlanTarget guest_target(const MatrixFlags& f, const matrix::MatrixSpec& spec, std::string why) {
   PlanTarget t{.vm = true, .why = std::move(why)};
   uint64_t mem = limit_from(f.vm_mem, {}).bytes();
   t.machine = {.cpus = vm::VmOptions{}.cpus, .mem_total_bytes = vm::guest_mem_total(mem), .page_size = kGuestPageSize};
@@ -126,7 +126,7 @@ PlanTarget guest_target(const MatrixFlags& f, const lab::MatrixSpec& spec, std::
   return t;
 }
 
-int print_plan(const MatrixFlags& f, const lab::MatrixSpec& spec, const PlanTarget& t) {
+int print_plan(const MatrixFlags& f, const matrix::MatrixSpec& spec, const PlanTarget& t) {
   auto runs = check_runs(f, spec, t.machine);
   auto refused = static_cast<size_t>(
       std::count_if(runs.begin(), runs.end(), [](const CheckedRun& c) { return !c.refused.empty(); }));

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/matrix_vm.h"
-#include "lab/matrix/spec.h"
+#include "matrix/spec.h"
 #include "lab/run_options.h"
 
 namespace cgmem::cli {
@@ -26,11 +26,11 @@ PlanTarget host_target(std::string why);
 
 // The guest `cgmem matrix` boots: the VM's CPUs, the RAM its kernel leaves of
 // --vm-mem (vm::guest_mem_total), its kernel (an unbuilt one is a note).
-PlanTarget guest_target(const MatrixFlags& f, const lab::MatrixSpec& spec, std::string why);
+PlanTarget guest_target(const MatrixFlags& f, const matrix::MatrixSpec& spec, std::string why);
 
 // Prints the plan (one line per run: the `cgmem run` it would start, or why
 // `cgmem run` would refuse it; --json: one object) and returns kOk, or
 // kUsage when `cgmem run` would refuse any run.
-int print_plan(const MatrixFlags& f, const lab::MatrixSpec& spec, const PlanTarget& target);
+int print_plan(const MatrixFlags& f, const matrix::MatrixSpec& spec, const PlanTarget& target);
 
 }  // namespace cgmem::cli

@@ -13,8 +13,8 @@
 #include "common/exit_codes.h"
 #include "common/process.h"
 #include "cli/version.h"
-#include "lab/matrix/kernels.h"
-#include "lab/matrix/plan.h"
+#include "matrix/kernels.h"
+#include "matrix/plan.h"
 #include "run_format/run_format.h"
 
 namespace cgmem::cli {
@@ -25,11 +25,11 @@ namespace fs = std::filesystem;
 
 // Every cap, plus a fifth for the driver's own work, plus 5 minutes to boot
 // and copy results back.
-unsigned timeout_for(const MatrixFlags& f, const lab::MatrixSpec& spec, const lab::KernelSpec* kernel) {
-  lab::PlanOptions o{.reps = f.reps};
+unsigned timeout_for(const MatrixFlags& f, const matrix::MatrixSpec& spec, const matrix::KernelSpec* kernel) {
+  matrix::PlanOptions o{.reps = f.reps};
   if (kernel) o.kernel = kernel->label;
   double total = 0;
-  for (const auto& run : lab::plan(spec, o)) total += run.cap_s + 2;
+  for (const auto& run : matrix::plan(spec, o)) total += run.cap_s + 2;
   return static_cast<unsigned>(std::ceil(total * 1.2 + 300));
 }
 
@@ -75,9 +75,9 @@ Result<void> merge_back(const fs::path& from, const fs::path& into) {
 
 }  // namespace
 
-std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpec& spec, const std::string& vm_out,
+std::vector<std::string> vm_arguments(const MatrixFlags& f, const matrix::MatrixSpec& spec, const std::string& vm_out,
                                       const std::string& resume_from, unsigned timeout_s,
-                                      const lab::KernelSpec* kernel) {
+                                      const matrix::KernelSpec* kernel) {
   if (!kernel && spec.kernels.size() == 1) kernel = &spec.kernels.front();
   std::vector<std::string> vm = {"vm", "--file", spec.path};
   // A workload that is the user's program: it and its load generator come in
@@ -131,7 +131,7 @@ namespace {
 
 // One session: the batch of `kernel` (nullptr: the spec's only one, or
 // none) into `out`, resumed when --resume finds one there.
-int run_session(const MatrixFlags& f, const lab::MatrixSpec& spec, const lab::KernelSpec* kernel, const fs::path& out) {
+int run_session(const MatrixFlags& f, const matrix::MatrixSpec& spec, const matrix::KernelSpec* kernel, const fs::path& out) {
   bool resuming = f.resume && fs::exists(out / run_format::kBatchFile);
   if (!f.resume && fs::exists(out / run_format::kBatchFile)) {
     print_error(Error{.what = "matrix: this directory already holds a batch", .path = out.string(),
@@ -151,10 +151,10 @@ int run_session(const MatrixFlags& f, const lab::MatrixSpec& spec, const lab::Ke
 }
 
 // Each kernel's session through run_session, in BATCH/LABEL.
-class VmSessions : public lab::SessionRunner {
+class VmSessions : public matrix::SessionRunner {
  public:
-  VmSessions(const MatrixFlags& f, const lab::MatrixSpec& spec) : f_(f), spec_(spec) {}
-  int run(const lab::KernelSpec& kernel, const std::string& dir, bool resume) override {
+  VmSessions(const MatrixFlags& f, const matrix::MatrixSpec& spec) : f_(f), spec_(spec) {}
+  int run(const matrix::KernelSpec& kernel, const std::string& dir, bool resume) override {
     fmt::print(stderr, "cgmem matrix: kernel {} ({}{}): {}\n", kernel.label, kernel.name,
                kernel.stock_slots ? fmt::format(", {} stock slots", *kernel.stock_slots) : "", dir);
     MatrixFlags f = f_;
@@ -164,24 +164,24 @@ class VmSessions : public lab::SessionRunner {
 
  private:
   const MatrixFlags& f_;
-  const lab::MatrixSpec& spec_;
+  const matrix::MatrixSpec& spec_;
 };
 
 }  // namespace
 
-int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec) {
+int run_matrix_in_vm(const MatrixFlags& f, const matrix::MatrixSpec& spec) {
   fs::path out = fs::absolute(f.out).lexically_normal();
   int code = kOk;
   if (spec.kernels.size() <= 1) {
     code = run_session(f, spec, nullptr, out);
   } else {
-    lab::MatrixOptions o{.out_dir = out.string(), .resume = f.resume};
+    matrix::MatrixOptions o{.out_dir = out.string(), .resume = f.resume};
     o.plan.reps = f.reps;
     o.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
-    lab::MatrixSpec claimed = spec;
+    matrix::MatrixSpec claimed = spec;
     if (!f.claim.empty()) claimed.claim = fs::absolute(f.claim).string();
     VmSessions sessions(f, claimed);
-    auto result = lab::run_kernel_sessions(claimed, o, sessions, [](const std::string& line) {
+    auto result = matrix::run_kernel_sessions(claimed, o, sessions, [](const std::string& line) {
       fmt::print(stderr, "cgmem matrix: {}\n", line);
     });
     if (!result) return print_error(result.error()), kFailure;

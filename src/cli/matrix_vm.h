@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "lab/matrix/spec.h"
+#include "matrix/spec.h"
 
 namespace cgmem::cli {
 
@@ -28,12 +28,12 @@ struct MatrixFlags {
 // names the host batch copied in to be finished, or is empty. `kernel` is
 // the session's kernel (nullptr: the spec's only one, if any): `--kernel
 // NAME`, `--stock-slots N` when set, and `--kernel-label LABEL` inside.
-std::vector<std::string> vm_arguments(const MatrixFlags& f, const lab::MatrixSpec& spec, const std::string& vm_out,
+std::vector<std::string> vm_arguments(const MatrixFlags& f, const matrix::MatrixSpec& spec, const std::string& vm_out,
                                       const std::string& resume_from, unsigned timeout_s,
-                                      const lab::KernelSpec* kernel = nullptr);
+                                      const matrix::KernelSpec* kernel = nullptr);
 
-// One VM session per kernel of the spec (lab/matrix/kernels.h); one session
+// One VM session per kernel of the spec (matrix/kernels.h); one session
 // into --out itself for a spec of one kernel or none.
-int run_matrix_in_vm(const MatrixFlags& f, const lab::MatrixSpec& spec);
+int run_matrix_in_vm(const MatrixFlags& f, const matrix::MatrixSpec& spec);
 
 }  // namespace cgmem::cli

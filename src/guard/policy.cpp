@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-// Parse errors as values, as in lab/matrix/spec.cpp (the same settings in
+// Parse errors as values, as in matrix/spec.cpp (the same settings in
 // every file that includes toml++: one definition of its inline code).
 #define TOML_EXCEPTIONS 0
 #define TOML_ASSERT(expr) static_cast<void>(0)

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "lab/matrix/sha256.h"
+#include "common/sha256.h"
 
 namespace cgmem::kernel {
 
@@ -126,7 +126,7 @@ Result<std::string> patch_text(std::string_view patch) {
 }
 
 std::string cache_key(const Source& source, const BuildInputs& inputs) {
-  lab::Sha256 hash;
+  Sha256 hash;
   // Each part ends with a NUL, so no two different inputs hash the same text.
   std::vector<std::string> parts = {source.version, fragment(inputs)};
   for (const auto& patch : inputs.patches) parts.push_back(patch_text(patch).value_or(""));

@@ -11,7 +11,7 @@
 #include "common/file.h"
 #include "common/process.h"
 #include "common/text.h"
-#include "lab/matrix/sha256.h"
+#include "common/sha256.h"
 
 namespace fs = std::filesystem;
 
@@ -124,7 +124,7 @@ Result<std::string> tree_digest(const std::string& dir) {
                                 st.st_mtim.tv_sec, st.st_mtim.tv_nsec));
   }
   std::ranges::sort(lines);
-  lab::Sha256 hash;
+  Sha256 hash;
   for (const auto& line : lines) hash.update(line);
   auto digest = hash.finish();
   std::string hex;

@@ -1,6 +1,5 @@
 #include "proc/self_cgroup.h"
 
-#include "cgroup/lists.h"
 #include "common/text.h"
 
 namespace cgmem::proc {

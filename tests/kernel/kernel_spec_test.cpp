@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "cli/matrix_vm.h"
-#include "lab/matrix/spec.h"
+#include "matrix/spec.h"
 
 namespace {
 
@@ -21,12 +21,12 @@ args = ["--target", "1G"]
 )";
 
 TEST(KernelSpec, NamesItsKernelAndTheShift) {
-  auto spec = cgmem::lab::parse_spec(kSpec, "/specs/rfc.toml");
+  auto spec = cgmem::matrix::parse_spec(kSpec, "/specs/rfc.toml");
   ASSERT_TRUE(spec.has_value()) << spec.error().message();
   EXPECT_EQ(spec->kernel, "hz1000-throttle");
   EXPECT_EQ(spec->configs[0].flags.at("high_throttle"), "3");
-  EXPECT_EQ(cgmem::lab::run_flag("high_throttle"), "--high-throttle");
-  auto bad = cgmem::lab::parse_spec("kernel = 3\n", "s.toml");
+  EXPECT_EQ(cgmem::matrix::run_flag("high_throttle"), "--high-throttle");
+  auto bad = cgmem::matrix::parse_spec("kernel = 3\n", "s.toml");
   ASSERT_FALSE(bad.has_value());
   EXPECT_NE(bad.error().message().find("kernel must be a kernel name or a bzImage path"), std::string::npos);
 }
@@ -36,7 +36,7 @@ std::vector<std::string> vm_side(const std::vector<std::string>& args) {
 }
 
 TEST(KernelSpec, TheVmBootsTheSpecsKernelUnlessTheFlagSaysOtherwise) {
-  auto spec = cgmem::lab::parse_spec(kSpec, "/specs/rfc.toml");
+  auto spec = cgmem::matrix::parse_spec(kSpec, "/specs/rfc.toml");
   ASSERT_TRUE(spec.has_value());
   cgmem::cli::MatrixFlags f;
   auto args = vm_side(cgmem::cli::vm_arguments(f, *spec, "/out", "", 60));
@@ -58,7 +58,7 @@ namespace {
 // [[kernels]]: each session boots its kernel with its stock slots, and the
 // guest's matrix runs that kernel's runs (--kernel-label).
 TEST(KernelSpec, EachKernelsSessionBootsItsKernelWithItsStockSlots) {
-  auto spec = cgmem::lab::parse_spec(R"(name = "k"
+  auto spec = cgmem::matrix::parse_spec(R"(name = "k"
 [[kernels]]
 name = "debian-6.12"
 [[kernels]]

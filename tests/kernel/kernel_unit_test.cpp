@@ -12,7 +12,7 @@
 #include "kernel/cache.h"
 #include "kernel/inputs.h"
 #include "kernel/source.h"
-#include "lab/matrix/sha256.h"
+#include "common/sha256.h"
 #include "vm/qemu.h"
 #include "vm/session.h"
 #include "support/run_cgmem.h"
@@ -136,7 +136,7 @@ TEST(KernelKey, OfNoneOrOnePatchIsTheOneEarlierBuildsHave) {
   Source a{.tarball = "/x", .version = "6.12.117-1~deb12u1"};
   auto old_key = [&](const BuildInputs& in, const std::string& patch) {
     std::string text = a.version + '\0' + fragment(in) + '\0' + patch + '\0';
-    return lab::sha256_hex(text).substr(0, 12);
+    return sha256_hex(text).substr(0, 12);
   };
   BuildInputs plain{.hz = 1000}, patched{.hz = 1000, .patches = {kThrottle}};
   EXPECT_EQ(cache_key(a, plain), old_key(plain, ""));

@@ -2,7 +2,7 @@
 // each a batch of its own in BATCH/LABEL, and BATCH/batch.json the index.
 // The sessions here run the matrix in this process with a launcher that
 // writes run directories itself, as the guest's `cgmem matrix` would.
-#include "lab/matrix/kernels.h"
+#include "matrix/kernels.h"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "lab/matrix/runner.h"
+#include "matrix/runner.h"
 #include "support/temp_dir.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 namespace {
 
 namespace fs = std::filesystem;
@@ -181,4 +181,4 @@ TEST_F(MatrixKernelSessions, ADirectoryWithOtherFilesIsRefused) {
 }
 
 }  // namespace
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

@@ -7,12 +7,12 @@
 #include <fstream>
 #include <map>
 
-#include "lab/matrix/plan.h"
-#include "lab/matrix/spec.h"
+#include "matrix/plan.h"
+#include "matrix/spec.h"
 #include "support/run_cgmem.h"
 #include "support/temp_dir.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 namespace {
 
 constexpr const char* kBody = R"(
@@ -234,4 +234,4 @@ TEST(MatrixKernels, ThePlanListsTheRunsPerKernel) {
 }
 
 }  // namespace
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

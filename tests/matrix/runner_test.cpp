@@ -1,6 +1,6 @@
 // The matrix runner with a launcher that records its calls and writes the
 // run directory itself, as `cgmem run` would (docs/run-format.md).
-#include "lab/matrix/runner.h"
+#include "matrix/runner.h"
 
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "lab/matrix/sha256.h"
+#include "common/sha256.h"
 #include "support/temp_dir.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 namespace {
 
 namespace fs = std::filesystem;
@@ -210,4 +210,4 @@ TEST_F(MatrixRunner, StopsWhenRunRefusesTheSetup) {
 }
 
 }  // namespace
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

@@ -1,14 +1,14 @@
-#include "lab/matrix/spec.h"
+#include "matrix/spec.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "lab/matrix/plan.h"
-#include "lab/matrix/progress.h"
-#include "lab/matrix/sha256.h"
+#include "matrix/plan.h"
+#include "matrix/progress.h"
+#include "common/sha256.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 namespace {
 
 // FIPS 180-4 examples.
@@ -298,4 +298,4 @@ TEST(MatrixProgress, EtaScalesCapsByWhatFinishedRunsTook) {
 }
 
 }  // namespace
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

@@ -3,7 +3,7 @@
 
 #include <unistd.h>
 
-#include "cgroup/reader.h"
+#include "common/file.h"
 #include "support/fixture.h"
 #include "proc/self_cgroup.h"
 #include "proc/stat.h"
@@ -38,7 +38,7 @@ TEST(ProcStat, CommWithSpacesAndParentheses) {
 }
 
 TEST(ProcStat, ReadsThisProcess) {
-  auto text = cgroup::read_text("/proc/self/stat");
+  auto text = read_file("/proc/self/stat", "this process's stat");
   ASSERT_TRUE(text.has_value());
   auto stat = parse_proc_stat(*text);
   ASSERT_TRUE(stat.has_value());

@@ -15,7 +15,7 @@
 
 #include "common/error.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 class Launcher {
  public:
@@ -38,4 +38,4 @@ class ChildLauncher : public Launcher {
   const volatile std::sig_atomic_t* stop_;
 };
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

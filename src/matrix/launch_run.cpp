@@ -1,4 +1,4 @@
-#include "lab/matrix/launch_run.h"
+#include "matrix/launch_run.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "common/clock.h"
 #include "run_format/run_format.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 namespace fs = std::filesystem;
 
@@ -33,4 +33,4 @@ Result<int> launch_run(const PlannedRun& run, RunRecord& rec, Launcher& launcher
   return code;
 }
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

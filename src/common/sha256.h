@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 
-namespace cgmem::lab {
+namespace cgmem {
 
 class Sha256 {
  public:
@@ -31,4 +31,4 @@ std::string sha256_hex(std::string_view bytes);
 // Lowercase hex digest of a file's contents.
 Result<std::string> sha256_file(const std::string& path);
 
-}  // namespace cgmem::lab
+}  // namespace cgmem

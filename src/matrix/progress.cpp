@@ -1,4 +1,4 @@
-#include "lab/matrix/progress.h"
+#include "matrix/progress.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 
 #include "common/clock.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 std::string clock_text(double seconds) {
   auto s = static_cast<long>(std::lround(std::max(0.0, seconds)));
@@ -76,4 +76,4 @@ void BatchProgress::finish(const std::string& status, double seconds) {
                             state_.total, state_.name, status.empty() ? "no outcome.json" : status, seconds));
 }
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

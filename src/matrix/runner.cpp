@@ -1,4 +1,4 @@
-#include "lab/matrix/runner.h"
+#include "matrix/runner.h"
 
 #include <fmt/format.h>
 
@@ -6,11 +6,11 @@
 #include <filesystem>
 
 #include "common/exit_codes.h"
-#include "lab/matrix/launch_run.h"
-#include "lab/matrix/sha256.h"
+#include "matrix/launch_run.h"
+#include "common/sha256.h"
 #include "run_format/run_format.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 Result<std::optional<std::string>> claim_hash(const MatrixSpec& spec) {
   if (!spec.claim) return std::nullopt;
@@ -84,4 +84,4 @@ Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& o, 
   return result;
 }
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

@@ -1,11 +1,11 @@
-#include "lab/matrix/sha256.h"
+#include "common/sha256.h"
 
 #include "common/file.h"
 
 #include <fmt/format.h>
 
 
-namespace cgmem::lab {
+namespace cgmem {
 
 namespace {
 
@@ -88,4 +88,4 @@ Result<std::string> sha256_file(const std::string& path) {
   return sha256_hex(*text);
 }
 
-}  // namespace cgmem::lab
+}  // namespace cgmem

@@ -1,4 +1,4 @@
-#include "lab/matrix/spec.h"
+#include "matrix/spec.h"
 
 #include <fmt/format.h>
 
@@ -21,7 +21,7 @@
 #include "common/file.h"
 #include "common/size.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 namespace {
 
@@ -439,4 +439,4 @@ Result<MatrixSpec> load_spec(const std::string& path) {
   return parse_spec(*text, path);
 }
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

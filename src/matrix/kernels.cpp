@@ -1,4 +1,4 @@
-#include "lab/matrix/kernels.h"
+#include "matrix/kernels.h"
 
 #include <fmt/format.h>
 
@@ -8,11 +8,11 @@
 
 #include "common/clock.h"
 #include "common/file.h"
-#include "lab/matrix/plan.h"
-#include "lab/matrix/runner.h"
+#include "matrix/plan.h"
+#include "matrix/runner.h"
 #include "run_format/run_format.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 namespace {
 
@@ -120,4 +120,4 @@ Result<KernelBatchResult> run_kernel_sessions(const MatrixSpec& spec, const Matr
   return result;
 }
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "common/error.h"
-#include "lab/matrix/batch.h"
-#include "lab/matrix/launcher.h"
-#include "lab/matrix/plan.h"
-#include "lab/matrix/progress.h"
-#include "lab/matrix/spec.h"
+#include "matrix/batch.h"
+#include "matrix/launcher.h"
+#include "matrix/plan.h"
+#include "matrix/progress.h"
+#include "matrix/spec.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 struct MatrixResult {
   std::string batch_dir;
@@ -42,4 +42,4 @@ Result<std::optional<std::string>> claim_hash(const MatrixSpec& spec);
 Result<MatrixResult> run_matrix(const MatrixSpec& spec, const MatrixOptions& options, Launcher& launcher,
                                 ProgressPrinter& progress);
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

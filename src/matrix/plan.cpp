@@ -1,10 +1,10 @@
-#include "lab/matrix/plan.h"
+#include "matrix/plan.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 namespace {
 
@@ -109,4 +109,4 @@ std::vector<std::string> run_arguments(const PlannedRun& run, const std::string&
   return args;
 }
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

@@ -38,7 +38,7 @@
 
 #include "common/error.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 // `cgmem run` options by spec key (max, high, cap, cpu, ...), as text.
 using RunFlags = std::map<std::string, std::string>;
@@ -117,4 +117,4 @@ std::optional<std::string> resolve_percent(const RunFlags& flags, const std::str
 // number in `bare_unit_s` seconds) in seconds; nullopt when malformed.
 std::optional<double> parse_seconds(const std::string& text, double bare_unit_s);
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

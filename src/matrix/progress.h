@@ -12,7 +12,7 @@
 #include <functional>
 #include <string>
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 // "0:05", "12:30", "1:02:03".
 std::string clock_text(double seconds);
@@ -63,4 +63,4 @@ class BatchProgress {
   double remaining_caps_s_, done_s_ = 0, done_cap_s_ = 0;
 };
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "lab/matrix/spec.h"
+#include "matrix/spec.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 struct PlannedRun {
   std::string name;  // WORKLOAD-CONFIG-rREP: the run directory and cgroup name
@@ -53,4 +53,4 @@ std::vector<PlannedRun> plan_all(const MatrixSpec& spec, const PlanOptions& opti
 // for a command: ... --quiet --command -- COMMAND [--load -- LOAD].
 std::vector<std::string> run_arguments(const PlannedRun& run, const std::string& run_dir);
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

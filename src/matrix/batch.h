@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "common/error.h"
-#include "lab/matrix/plan.h"
-#include "lab/matrix/spec.h"
+#include "matrix/plan.h"
+#include "matrix/spec.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 struct MatrixOptions {
   std::string out_dir;    // the batch directory
@@ -70,4 +70,4 @@ Result<void> check_claim(const MatrixSpec& spec, const std::optional<std::string
 // name, then renamed) when the run driver left it empty.
 Result<void> record_claim(const std::string& run_dir, const std::string& claim_sha256);
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

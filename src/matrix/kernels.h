@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "common/error.h"
-#include "lab/matrix/batch.h"
-#include "lab/matrix/spec.h"
+#include "matrix/batch.h"
+#include "matrix/spec.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 // One kernel's session: the VM (`cgmem vm --kernel NAME`) running the
 // matrix for that kernel's runs into `dir`, going on with the batch there
@@ -51,4 +51,4 @@ struct KernelBatchResult {
 Result<KernelBatchResult> run_kernel_sessions(const MatrixSpec& spec, const MatrixOptions& options,
                                               SessionRunner& runner, const std::function<void(const std::string&)>& say);
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

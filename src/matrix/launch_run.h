@@ -8,12 +8,12 @@
 #include <string>
 
 #include "common/error.h"
-#include "lab/matrix/batch.h"
-#include "lab/matrix/launcher.h"
-#include "lab/matrix/plan.h"
-#include "lab/matrix/progress.h"
+#include "matrix/batch.h"
+#include "matrix/launcher.h"
+#include "matrix/plan.h"
+#include "matrix/progress.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 // A run directory without outcome.json (its driver died) is removed, with a
 // line saying so, so that the run starts again from nothing.
@@ -24,4 +24,4 @@ Result<void> clear_earlier_attempt(const RunRecord& rec, ProgressPrinter& progre
 Result<int> launch_run(const PlannedRun& run, RunRecord& rec, Launcher& launcher, const std::function<void()>& tick,
                        const std::optional<std::string>& claim);
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

@@ -1,4 +1,4 @@
-#include "lab/matrix/batch.h"
+#include "matrix/batch.h"
 
 #include <fmt/format.h>
 
@@ -7,10 +7,10 @@
 
 #include "common/clock.h"
 #include "common/file.h"
-#include "lab/matrix/sha256.h"
+#include "common/sha256.h"
 #include "run_format/run_format.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 namespace {
 
@@ -147,4 +147,4 @@ Result<void> record_claim(const std::string& run_dir, const std::string& claim_s
   return write_json(meta, *j);
 }
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix

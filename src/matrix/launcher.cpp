@@ -1,4 +1,4 @@
-#include "lab/matrix/launcher.h"
+#include "matrix/launcher.h"
 
 #include <signal.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/process.h"
 
-namespace cgmem::lab {
+namespace cgmem::matrix {
 
 Result<int> ChildLauncher::launch(const std::vector<std::string>& args, const std::function<void()>& tick) {
   std::vector<std::string> argv{exe_};
@@ -30,4 +30,4 @@ Result<int> ChildLauncher::launch(const std::vector<std::string>& args, const st
   }
 }
 
-}  // namespace cgmem::lab
+}  // namespace cgmem::matrix
