@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/duration.h"
 #include "model/predict.h"
 
 namespace cgmem::advise {
@@ -60,7 +61,7 @@ void choose_high(Advice& a, uint64_t lowest, const Options& o, int procs) {
       a.memory_high_reason = fmt::format(
           "none: from every memory.high that still sleeps below memory.max {}, a runaway program at one sleep per "
           "page crawls longer than --crawl {} before the kill; memory.max alone kills it at once",
-          format_bytes(max), managers::duration_text(o.crawl_s));
+          format_bytes(max), format_duration(o.crawl_s, DurationStyle::prose));
       return;
     }
   }
@@ -70,8 +71,8 @@ void choose_high(Advice& a, uint64_t lowest, const Options& o, int procs) {
   a.memory_high_reason = fmt::format(
       "{} over the working set: a runaway program climbs from it to memory.max in {} at one sleep per page "
       "({} at one per batch), within --crawl {}",
-      format_bytes(lo * page - std::min(lo * page, a.working_set_bytes)), managers::duration_text(*a.climb_per_page_s),
-      managers::duration_text(*a.climb_per_batch_s), managers::duration_text(o.crawl_s));
+      format_bytes(lo * page - std::min(lo * page, a.working_set_bytes)), format_duration(*a.climb_per_page_s, DurationStyle::prose),
+      format_duration(*a.climb_per_batch_s, DurationStyle::prose), format_duration(o.crawl_s, DurationStyle::prose));
 }
 
 std::optional<Leak> leak_of(const Advice& a, const Usage& u) {

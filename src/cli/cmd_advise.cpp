@@ -30,7 +30,7 @@
 #include "common/text.h"
 #include "exporter/http_get.h"
 #include "host/probe.h"
-#include "lab/duration.h"
+#include "common/duration.h"
 #include "report/read_run.h"
 #include "report/report.h"
 #include "report/report_json.h"
@@ -138,9 +138,9 @@ Result<report::Run> rerun(const std::vector<std::string>& args) {
 // --cgroup: this host's kernel, HZ, page size and swap, and the cgroup read
 // every --interval for --for.
 Result<advise::LiveUsage> watch_live(const Flags& f, advise::WorkingSet kind) {
-  auto span = lab::parse_duration(f.watch_for, lab::Unit::s);
+  auto span = parse_duration(f.watch_for, TimeUnit::s);
   if (!span) return std::unexpected(Error{"--for: " + span.error().message()});
-  auto interval = lab::parse_duration(f.interval, lab::Unit::s);
+  auto interval = parse_duration(f.interval, TimeUnit::s);
   if (!interval) return std::unexpected(Error{"--interval: " + interval.error().message()});
   host::HostFacts facts = host::probe_host();
   catch_stop_signals();
@@ -162,7 +162,7 @@ Result<advise::LiveUsage> watch_live(const Flags& f, advise::WorkingSet kind) {
 // --prometheus: the cgroup's history through the server's HTTP API, with
 // this host's kernel rules (the series do not carry them).
 Result<advise::PromUsage> read_prometheus(const Flags& f, advise::WorkingSet kind) {
-  auto range = lab::parse_duration(f.range, lab::Unit::s, 8 * lab::kDayNs);
+  auto range = parse_duration(f.range, TimeUnit::s, 8 * kDayNs);
   if (!range) return std::unexpected(Error{"--range: " + range.error().message()});
   host::HostFacts facts = host::probe_host();
   std::string base = f.prometheus;
@@ -202,8 +202,8 @@ void print_advice(const advise::Advice& a, const std::vector<advise::Usage>& inp
     fmt::print("  {} ({}/s): OOM-killed {} after the working set at one sleep per batch, {} at one per page\n",
                a.leak->basis == "growth" ? "a leak at the runs' growth" : "a runaway at its allocation rate",
                format_bytes(static_cast<uint64_t>(a.leak->growth_bytes_per_s)),
-               managers::duration_text(a.leak->seconds_to_kill_per_batch),
-               managers::duration_text(a.leak->seconds_to_kill_per_page));
+               format_duration(a.leak->seconds_to_kill_per_batch, DurationStyle::prose),
+               format_duration(a.leak->seconds_to_kill_per_page, DurationStyle::prose));
   fmt::print("\nslack {} ({:.0f}% of the working set); the VPA rule on the same samples: {} (P90 {} + 15%{}), slack {}\n",
              format_bytes(a.slack_bytes), 100.0 * static_cast<double>(a.slack_bytes) / static_cast<double>(a.working_set_bytes),
              format_bytes(a.vpa.target_bytes), format_bytes(a.vpa.p90_bytes), a.vpa.at_minimum ? ", the 250 MiB floor" : "",
@@ -308,7 +308,7 @@ Result<std::string> cgroup_of(const std::string& dir, const Process& child) {
 // --probe: the run again without limits, its memory.high stepped down by
 // the prober; the working set becomes what the probe found.
 int probe_input(const Flags& f, const Inputs& in, advise::Usage& all, json& out) {
-  auto interval = lab::parse_duration(f.probe_interval, lab::Unit::s);
+  auto interval = parse_duration(f.probe_interval, TimeUnit::s);
   if (!interval) return print_error("--probe-interval: " + interval.error().message()), kUsage;
   const report::Run& input = source_run(in, all);
   std::string dir = std::filesystem::absolute(beside(input, "-probe")).lexically_normal().string();
@@ -421,7 +421,7 @@ int run_advise(std::span<char*> args) {
   app.add_flag("--json", f.json, "print JSON");
   if (int code = parse(app, args); code >= 0) return code;
 
-  auto crawl = lab::parse_duration(f.crawl, lab::Unit::s);
+  auto crawl = parse_duration(f.crawl, TimeUnit::s);
   if (!crawl) return print_error("--crawl: " + crawl.error().message()), kUsage;
   if (int code = check_flags(f); code >= 0) return code;
   Inputs in;

@@ -16,7 +16,7 @@
 #include "exporter/collector.h"
 #include "exporter/server.h"
 #include "common/text.h"
-#include "lab/duration.h"
+#include "common/duration.h"
 #include "watch/render.h"
 
 namespace cgmem::cli {
@@ -130,8 +130,8 @@ int run_exporter(std::span<char*> args) {
                "cgroups as JSON instead of the page");
   if (int code = parse(app, args); code >= 0) return code;
 
-  auto retention = lab::parse_duration(f.kill_retention, lab::Unit::s);
-  auto timeout = lab::parse_duration(f.timeout, lab::Unit::s);
+  auto retention = parse_duration(f.kill_retention, TimeUnit::s);
+  auto timeout = parse_duration(f.timeout, TimeUnit::s);
   if (!retention) return print_error(retention.error()), kUsage;
   if (!timeout) return print_error(timeout.error()), kUsage;
   auto listen = exporter::parse_listen(f.listen);

@@ -10,6 +10,7 @@
 #include "cli/cmd_watch_scan.h"
 #include "cli/signals.h"
 #include "cli/handlers.h"
+#include "common/duration.h"
 #include "common/exit_codes.h"
 #include "common/text.h"
 #include "guard/act.h"
@@ -71,7 +72,7 @@ int guard_loop(const guard::Policy& policy, const TreeSetup& setup, const Settin
   catch_stop_signals();
   fmt::print(stderr, "cgmem guard: {} rule{} on {} every {}{}\n", policy.rules.size(),
              policy.rules.size() == 1 ? "" : "s", visible(setup.options.root),
-             watch::short_duration(double(setup.interval_ns) / 1e9),
+             format_duration(double(setup.interval_ns) / 1e9, DurationStyle::compact),
              s.act ? "; acting" : "; dry run: nothing is changed (--act to act)");
   auto first = scanner.scan(cgmem::now_ns());
   if (!first) return print_error(first.error()), kFailure;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/app.h"
+#include "common/duration.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "cli/signals.h"
@@ -21,7 +22,6 @@
 namespace cgmem::cli {
 
 namespace {
-
 
 struct BuildArgs {
   int hz = 1000;
@@ -43,10 +43,6 @@ nlohmann::json entry_json(const kernel::Entry& e, const std::optional<std::strin
   return j;
 }
 
-std::string minutes(double seconds) {
-  return fmt::format("{}:{:02}", static_cast<int>(seconds) / 60, static_cast<int>(seconds) % 60);
-}
-
 // "compile: 412 of ~1130 files, 2:13" redrawn on a terminal, a line every
 // 30 s otherwise (a log, CI).
 kernel::BuildEvents progress_events(bool quiet) {
@@ -59,7 +55,7 @@ kernel::BuildEvents progress_events(bool quiet) {
     if (!tty && seconds - last < 30) return;
     last = seconds;
     std::string of = expected ? fmt::format(" of ~{}", expected) : "";
-    std::string line = fmt::format("cgmem kernel: compile: {}{} files, {}", done, of, minutes(seconds));
+    std::string line = fmt::format("cgmem kernel: compile: {}{} files, {}", done, of, format_duration(seconds, DurationStyle::clock));
     if (tty) fmt::print(stderr, "\r{}   ", line);
     else fmt::print(stderr, "{}\n", line);
   };
@@ -116,7 +112,7 @@ int run_build(const BuildArgs& a, bool json) {
     if (!e.upstream.empty()) patched += ", upstream " + patches_text(e.upstream);
     fmt::print("{} {}: {} (HZ={}{}), {}\n", e.name, built->cache_hit ? "cache hit" : "built", e.release, e.hz,
                patched, e.image());
-    if (!built->cache_hit) fmt::print("build took {} with -j{}\n", minutes(e.seconds), e.jobs);
+    if (!built->cache_hit) fmt::print("build took {} with -j{}\n", format_duration(e.seconds, DurationStyle::clock), e.jobs);
     fmt::print("next: cgmem vm --kernel {} -- host\n", e.name);
   }
   return kOk;
@@ -192,7 +188,7 @@ int run_list(bool json) {
     std::vector<std::string> shown = e.patches;
     for (const auto& p : e.upstream) shown.push_back(p + " (upstream)");
     fmt::print("{:<{}} {:<13} {:>5} {:<9} {:<21} {:<20} {:>6} {:<8}\n", e.name, width, e.key, e.hz,
-               e.version.empty() ? "-" : e.version, patches_text(shown), e.built_at, minutes(e.seconds), state);
+               e.version.empty() ? "-" : e.version, patches_text(shown), e.built_at, format_duration(e.seconds, DurationStyle::clock), state);
   }
   print_debian();
   print_bad();

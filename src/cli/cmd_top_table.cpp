@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "common/duration.h"
 #include "common/text.h"
 #include "watch/render.h"
 
@@ -46,7 +47,7 @@ std::string rate_text(double v) {
 
 std::string eta_text(const watch::Forecast& f) {
   if (!f.max_eta_s) return "-";
-  std::string s = watch::short_duration(*f.max_eta_s);
+  std::string s = format_duration(*f.max_eta_s, DurationStyle::compact);
   return s.size() <= 4 ? s : s.substr(0, 4);
 }
 
@@ -103,7 +104,7 @@ std::vector<TopLine> top_lines(std::span<const Row* const> rows, size_t width) {
         "{:<{}} {:<10} {:>7} {:>6} {:>6} {:>5} {:>5} {:>4} {:>5} {:>5}", fit_left(r->path, name), name,
         watch::state_name(r->state), current_text(s), limit_text(s, watch::File::high, s.high),
         limit_text(s, watch::File::max, s.max),
-        have_rates ? rate_text(r->rates.sleeps_per_s) : "-", sleep > 0 ? watch::short_duration(sleep) : "-",
+        have_rates ? rate_text(r->rates.sleeps_per_s) : "-", sleep > 0 ? format_duration(sleep, DurationStyle::compact) : "-",
         eta_text(f), psi.size() <= 5 ? psi : fmt::format("{:.0f}", s.memory.some_avg10),
         have_rates ? rate_text(r->rates.refaults_per_s) : "-");
     line.state = r->state;

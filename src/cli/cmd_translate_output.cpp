@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cmd_translate.h"
+#include "common/duration.h"
 #include "managers/verdict.h"
 
 namespace cgmem::cli {
@@ -84,8 +85,6 @@ void print_table(const managers::Translation& t, const TranslateOutput& o) {
   for (const auto& n : t.notes) fmt::print("note: {}\n", n);
 }
 
-using managers::duration_text;
-
 std::string host_text(const managers::Translation& t, const TranslateOutput& o) {
   uint64_t swap = host_swap(t, o);
   if (swap == 0) return "for a host without swap (as the study's)";
@@ -113,13 +112,13 @@ void print_verdicts(const managers::Translation& t, const std::vector<managers::
       for (const auto* b : {&v.per_batch, &v.per_page})
         fmt::print("    {:<22} {} per 256KiB allocation{}\n",
                    b->sleeps_per_batch == 1 ? "one sleep per batch:" : "one sleep per page:",
-                   duration_text(b->op_seconds),
+                   format_duration(b->op_seconds, DurationStyle::prose),
                    b->slowdown > 0 ? fmt::format(", {:.0f}x slower", b->slowdown) : "");
     if (v.kind == "oom" && v.per_batch.seconds_to_kill)
       for (const auto* b : {&v.per_batch, &v.per_page})
         fmt::print("    {:<22} killed {}{} after reaching memory.{}\n",
                    b->sleeps_per_batch == 1 ? "one sleep per batch:" : "one sleep per page:",
-                   b->seconds_to_kill_is_lower_bound ? "at least " : "", duration_text(*b->seconds_to_kill),
+                   b->seconds_to_kill_is_lower_bound ? "at least " : "", format_duration(*b->seconds_to_kill, DurationStyle::prose),
                    !v.high.is_max() && (v.max.is_max() || v.high < v.max) ? "high" : "max");
   }
   if (vs.empty()) fmt::print("  no scope has memory.high or memory.max\n");
@@ -143,7 +142,6 @@ nlohmann::json verdict_json(const managers::Verdict& v) {
   if (v.swap) out["swap"] = swap_json(*v.swap);
   return out;
 }
-
 
 void print_translation(const managers::Translation& t, const TranslateOutput& o) {
   auto vs = verdicts(t, o);

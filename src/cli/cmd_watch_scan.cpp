@@ -11,7 +11,7 @@
 #include "common/text.h"
 #include "cli/app.h"
 #include "common/exit_codes.h"
-#include "lab/duration.h"
+#include "common/duration.h"
 
 namespace cgmem::cli {
 
@@ -28,7 +28,7 @@ void add_tree_flags(CLI::App& app, TreeFlags& f) {
 
 TreeSetup live_setup(const TreeFlags& flags) {
   TreeSetup setup;
-  auto interval = lab::parse_duration(flags.interval, lab::Unit::s);
+  auto interval = parse_duration(flags.interval, TimeUnit::s);
   if (!interval) {
     print_error(interval.error());
     setup.exit_code = kUsage;
@@ -96,6 +96,5 @@ double unix_time_s() {
   clock_gettime(CLOCK_REALTIME, &ts);
   return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
 }
-
 
 }  // namespace cgmem::cli

@@ -4,7 +4,7 @@
 
 #include "cli/app.h"
 #include "cli/workload_flags.h"
-#include "lab/duration.h"
+#include "common/duration.h"
 
 namespace cgmem::cli {
 namespace {
@@ -23,14 +23,16 @@ void rate_flag(CLI::App& app, const char* name, std::optional<uint64_t>& into, c
       ->check(size_validator({}));
 }
 
-void duration_flag(CLI::App& app, const char* name, uint64_t& into, lab::Unit unit,
+// `Into` is uint64_t, or std::optional<uint64_t> where no flag means none.
+template <typename Into>
+void duration_flag(CLI::App& app, const char* name, Into& into, TimeUnit unit,
                    const char* help) {
   app.add_option_function<std::string>(
-         name, [&into, unit](const std::string& text) { into = *lab::parse_duration(text, unit); },
+         name, [&into, unit](const std::string& text) { into = *parse_duration(text, unit); },
          help)
       ->check(CLI::Validator(
           [unit](std::string& text) {
-            auto parsed = lab::parse_duration(text, unit);
+            auto parsed = parse_duration(text, unit);
             return parsed ? std::string() : parsed.error().message();
           },
           "DURATION"));
@@ -64,9 +66,9 @@ void add_run_flags(CLI::App& app, RunRequest& request) {
   app.add_option_function<unsigned>("--sampler-cpu", [&o](unsigned cpu) { o.sampler_cpu = cpu; },
                                     "the sampler's CPU (default: another one)")
       ->check(whole_number(0, kMaxCpu));
-  duration_flag(app, "--interval", o.interval_ns, lab::Unit::ms, "sampler interval (default 100ms)");
-  duration_flag(app, "--cap", o.cap_ns, lab::Unit::s, "stop the run after this long (default 60s)");
-  duration_flag(app, "--neighbour", request.neighbour_ns, lab::Unit::ms,
+  duration_flag(app, "--interval", o.interval_ns, TimeUnit::ms, "sampler interval (default 100ms)");
+  duration_flag(app, "--cap", o.cap_ns, TimeUnit::s, "stop the run after this long (default 60s)");
+  duration_flag(app, "--neighbour", request.neighbour_ns, TimeUnit::ms,
                 "run a neighbour that allocates 64 KiB on the workload's CPU every INTERVAL (with --neighbours, each)");
   app.add_option_function<unsigned>("--neighbours", [&request](unsigned n) { request.neighbours = n; },
                                     "run N neighbours (1..64), each in its own cgroup, at --neighbour's INTERVAL "
@@ -75,15 +77,8 @@ void add_run_flags(CLI::App& app, RunRequest& request) {
   app.add_option_function<uint16_t>("--ready-tcp", [&o](uint16_t port) { o.ready_tcp = port; },
                                     "--command: start the load once 127.0.0.1:PORT accepts a connection")
       ->check(CLI::Range(1, 65535));
-  app.add_option_function<std::string>(
-         "--ready-delay", [&o](const std::string& text) { o.ready_delay_ns = *lab::parse_duration(text, lab::Unit::s); },
-         "--command: start the load this long after the program (default: at once)")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            auto parsed = lab::parse_duration(text, lab::Unit::s);
-            return parsed ? std::string() : parsed.error().message();
-          },
-          "DURATION"));
+  duration_flag(app, "--ready-delay", o.ready_delay_ns, TimeUnit::s,
+                "--command: start the load this long after the program (default: at once)");
   app.add_flag("--trace", o.trace,
                "record the kernel's charge-stock drains and each throttle's reclaim, penalty and sleep into "
                "trace.jsonl (cgmem's own kernel, built with --patch memcg-trace: docs/kernel.md)");

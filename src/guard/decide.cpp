@@ -6,10 +6,10 @@
 #include <cmath>
 #include <limits>
 
+#include "common/duration.h"
 #include "watch/render.h"
 
 namespace cgmem::guard {
-
 
 std::string_view verb_name(Verb v) {
   switch (v) {
@@ -26,7 +26,7 @@ namespace {
 using watch::Row;
 using watch::State;
 
-std::string seconds(double s) { return watch::short_duration(s); }
+std::string seconds(double s) { return format_duration(s, DurationStyle::compact); }
 
 // memory.current at the previous sample (the rates' interval start).
 uint64_t previous_current(const Row& row) {

@@ -14,7 +14,7 @@
 
 #include "common/file.h"
 #include "common/size.h"
-#include "lab/duration.h"
+#include "common/duration.h"
 #include "model/penalty.h"
 
 namespace cgmem::guard {
@@ -73,7 +73,7 @@ class Reader {
     if (auto i = node->value_exact<int64_t>()) text = std::to_string(*i);
     else if (auto s = node->value_exact<std::string>()) text = *s;
     else return policy_error(path_, fmt::format("{}.{} must be a duration like \"20s\" ({} given)", where_, key, type_name(*node)));
-    auto ns = lab::parse_duration(text, lab::Unit::s);
+    auto ns = parse_duration(text, TimeUnit::s);
     if (!ns) return policy_error(path_, fmt::format("{}.{} = '{}': {}", where_, key, text, ns.error().what));
     return double(*ns) / 1e9;
   }

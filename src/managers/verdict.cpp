@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/duration.h"
 #include "managers/verdict_swap.h"
 #include "model/predict.h"
 
@@ -32,8 +33,8 @@ void throttled(Verdict& v, const VerdictInput& in, model::Throttle th) {
       "batch, {} at one per page; {}",
       format_bytes(in.working_set),
       100.0 * static_cast<double>(in.working_set - v.high.bytes()) / static_cast<double>(v.high.bytes()),
-      format_bytes(v.high.bytes()), format_bytes(in.op_bytes), duration_text(v.per_batch.op_seconds),
-      duration_text(v.per_page.op_seconds),
+      format_bytes(v.high.bytes()), format_bytes(in.op_bytes), format_duration(v.per_batch.op_seconds, DurationStyle::prose),
+      format_duration(v.per_page.op_seconds, DurationStyle::prose),
       v.max.is_max() ? "memory.high alone never kills"
                      : fmt::format("not killed: it is within memory.max {}", format_bytes(v.max.bytes())));
 }
@@ -47,7 +48,7 @@ void oom(Verdict& v, const VerdictInput& in, model::Throttle th) {
                             "killed as soon as usage reaches memory.max{}",
                             format_bytes(in.working_set), format_bytes(max),
                             v.seconds_to_max_unthrottled
-                                ? fmt::format(" ({} at the allocation rate)", duration_text(*v.seconds_to_max_unthrottled))
+                                ? fmt::format(" ({} at the allocation rate)", format_duration(*v.seconds_to_max_unthrottled, DurationStyle::prose))
                                 : "");
     return;
   }
@@ -60,7 +61,7 @@ void oom(Verdict& v, const VerdictInput& in, model::Throttle th) {
   v.summary = fmt::format("OOM kill: {} does not fit in memory.max {}; memory.high {} delays the kill "
                           "by {} (one sleep per batch) to {} (one per page) of throttled climb",
                           format_bytes(in.working_set), format_bytes(max), format_bytes(v.high.bytes()),
-                          duration_text(*v.per_batch.seconds_to_kill), duration_text(*v.per_page.seconds_to_kill));
+                          format_duration(*v.per_batch.seconds_to_kill, DurationStyle::prose), format_duration(*v.per_page.seconds_to_kill, DurationStyle::prose));
 }
 
 // The kinds of a host without swap (or of a cgroup that may not swap).
@@ -130,13 +131,6 @@ std::optional<Verdict> verdict(const Translation& t, const std::string& scope, c
   if (v.swap && v.swap->allowed > 0) detail::swap_verdict(v, in);
   else without_swap(v, in);
   return v;
-}
-
-std::string duration_text(double s) {
-  if (s < 1) return fmt::format("{:.1f} ms", s * 1000);
-  if (s < 120) return fmt::format("{:.2f} s", s);
-  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
-  return fmt::format("{:.1f} h", s / 3600);
 }
 
 }  // namespace cgmem::managers

@@ -105,7 +105,4 @@ struct Verdict {
 // neither memory.high nor memory.max.
 std::optional<Verdict> verdict(const Translation& t, const std::string& scope, const VerdictInput& in);
 
-// Seconds for people: "93.0 ms", "27.04 s", "28.7 min", "1.5 h".
-std::string duration_text(double seconds);
-
 }  // namespace cgmem::managers

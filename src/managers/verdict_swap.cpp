@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/duration.h"
 #include "managers/verdict_swap.h"
 
 namespace cgmem::managers::detail {
@@ -111,13 +112,13 @@ void throttled(Verdict& v, const VerdictInput& in, const model::Penalty& both) {
   auto term_ms = [&](const model::Penalty& p) { return model::jiffies_to_ms(p.unclamped_jiffies, k); };
   double memory_term = term_ms(batch_penalty({&mem, 1}, {}, k)), swap_term = term_ms(batch_penalty({}, {&swap, 1}, k));
   std::string terms = memory_term > 0 && swap_term > 0
-      ? fmt::format(" (memory term {} + swap term {} a batch, at most 2 x HZ)", duration_text(memory_term / 1000),
-                    duration_text(swap_term / 1000))
+      ? fmt::format(" (memory term {} + swap term {} a batch, at most 2 x HZ)", format_duration(memory_term / 1000, DurationStyle::prose),
+                    format_duration(swap_term / 1000, DurationStyle::prose))
       : "";
   v.summary = fmt::format("throttled: {} ({}); each {} allocation sleeps {} at one sleep per batch, {} at one "
                           "per page{}; {}",
                           fmt::join(over, " and "), allowance(s), format_bytes(in.op_bytes),
-                          duration_text(v.per_batch.op_seconds), duration_text(v.per_page.op_seconds), terms,
+                          format_duration(v.per_batch.op_seconds, DurationStyle::prose), format_duration(v.per_page.op_seconds, DurationStyle::prose), terms,
                           kill_clause(v));
 }
 
@@ -161,7 +162,7 @@ void oom(Verdict& v, const VerdictInput& in) {
     v.summary = fmt::format("{}: once swap is full, killed as soon as usage reaches memory.max{}", head,
                             v.seconds_to_oom_unthrottled
                                 ? fmt::format(" ({} at the allocation rate, swap-out time not counted)",
-                                              duration_text(*v.seconds_to_oom_unthrottled))
+                                              format_duration(*v.seconds_to_oom_unthrottled, DurationStyle::prose))
                                 : "");
     return;
   }
@@ -176,7 +177,7 @@ void oom(Verdict& v, const VerdictInput& in) {
   v.summary = fmt::format("{}; {} delay{} the kill by {}{} (one sleep per batch) to {} (one per page) asleep",
                           head, fmt::join(slowers, " and "), slowers.size() == 1 ? "s" : "",
                           v.per_batch.seconds_to_kill_is_lower_bound ? "at least " : "",
-                          duration_text(*v.per_batch.seconds_to_kill), duration_text(*v.per_page.seconds_to_kill));
+                          format_duration(*v.per_batch.seconds_to_kill, DurationStyle::prose), format_duration(*v.per_page.seconds_to_kill, DurationStyle::prose));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/duration.h"
+
 namespace cgmem::matrix {
 
 namespace {
@@ -38,7 +40,10 @@ PlannedRun make_run(const MatrixSpec& spec, const WorkloadSpec& w, const ConfigS
   for (const auto& a : w.args) r.workload_args.push_back(substitute(a, o.batch_dir));
   for (const auto& a : w.command) r.command.push_back(substitute(a, o.batch_dir));
   for (const auto& a : w.load) r.load.push_back(substitute(a, o.batch_dir));
-  if (auto cap = r.flags.find("cap"); cap != r.flags.end()) r.cap_s = parse_seconds(cap->second, 1).value_or(60);
+  if (auto cap = r.flags.find("cap"); cap != r.flags.end()) {
+    auto ns = parse_duration(cap->second, TimeUnit::s);  // checked by parse_spec
+    r.cap_s = ns ? static_cast<double>(*ns) / 1e9 : 60;
+  }
   return r;
 }
 

@@ -7,14 +7,9 @@
 #include <cmath>
 
 #include "common/clock.h"
+#include "common/duration.h"
 
 namespace cgmem::matrix {
-
-std::string clock_text(double seconds) {
-  auto s = static_cast<long>(std::lround(std::max(0.0, seconds)));
-  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
-  return fmt::format("{}:{:02}", s / 60, s % 60);
-}
 
 std::string progress_line(const ProgressState& s, int bar_width) {
   double share = s.total ? static_cast<double>(s.index - 1) / static_cast<double>(s.total) : 0;
@@ -22,7 +17,7 @@ std::string progress_line(const ProgressState& s, int bar_width) {
   std::string bar = std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(bar_width - filled), '-');
   int digits = static_cast<int>(std::to_string(s.total).size());
   return fmt::format("matrix [{}] {:>{}}/{} {}  run {}  elapsed {}  ETA {}", bar, s.index, digits, s.total, s.name,
-                     clock_text(s.run_s), clock_text(s.elapsed_s), clock_text(s.eta_s));
+                     format_duration(s.run_s, DurationStyle::clock), format_duration(s.elapsed_s, DurationStyle::clock), format_duration(s.eta_s, DurationStyle::clock));
 }
 
 double eta_seconds(double remaining_caps_s, double current_cap_s, double current_run_s, double done_s,

@@ -14,9 +14,6 @@
 
 namespace cgmem::matrix {
 
-// "0:05", "12:30", "1:02:03".
-std::string clock_text(double seconds);
-
 struct ProgressState {
   size_t index = 0, total = 0;   // index counts from 1
   std::string name;

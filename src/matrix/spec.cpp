@@ -18,6 +18,7 @@
 #define TOML_ASSERT(expr) static_cast<void>(0)
 #include <toml++/toml.h>
 
+#include "common/duration.h"
 #include "common/file.h"
 #include "common/size.h"
 
@@ -32,7 +33,9 @@ constexpr int64_t kMaxReps = 1000;
 constexpr uint64_t kMaxRuns = 100000;
 
 // spec key -> `cgmem run` flag, and what the value is.
-enum class Kind { size, limit, cpu, duration_s, positive_s, duration_ms, text, flag };
+// A duration is checked with the parser `cgmem run` uses, in the flag's own
+// bare unit, so a spec takes exactly the durations its runs will.
+enum class Kind { size, limit, whole_number, duration_s, duration_ms, text, flag };
 struct FlagKey {
   const char* key;
   const char* flag;
@@ -42,12 +45,12 @@ constexpr FlagKey kFlags[] = {
     {"max", "--max", Kind::limit},          {"high", "--high", Kind::limit},
     {"low", "--low", Kind::limit},          {"min", "--min", Kind::limit},
     {"swap_max", "--swap-max", Kind::limit}, {"swap_high", "--swap-high", Kind::limit}, {"io_rbps", "--io-rbps", Kind::size},
-    {"io_wbps", "--io-wbps", Kind::size},   {"cpu", "--cpu", Kind::cpu},
-    {"sampler_cpu", "--sampler-cpu", Kind::cpu}, {"interval", "--interval", Kind::duration_ms},
-    {"cap", "--cap", Kind::positive_s},     {"neighbour", "--neighbour", Kind::duration_ms},
-    {"parent", "--parent", Kind::text},     {"high_throttle", "--high-throttle", Kind::cpu},
-    {"ready_tcp", "--ready-tcp", Kind::cpu}, {"ready_delay", "--ready-delay", Kind::duration_s},
-    {"neighbours", "--neighbours", Kind::cpu},  // a whole number; cgmem run checks 1 to 64
+    {"io_wbps", "--io-wbps", Kind::size},   {"cpu", "--cpu", Kind::whole_number},
+    {"sampler_cpu", "--sampler-cpu", Kind::whole_number}, {"interval", "--interval", Kind::duration_ms},
+    {"cap", "--cap", Kind::duration_s},     {"neighbour", "--neighbour", Kind::duration_ms},
+    {"parent", "--parent", Kind::text},     {"high_throttle", "--high-throttle", Kind::whole_number},
+    {"ready_tcp", "--ready-tcp", Kind::whole_number}, {"ready_delay", "--ready-delay", Kind::duration_s},
+    {"neighbours", "--neighbours", Kind::whole_number},  // a whole number; cgmem run checks 1 to 64
     {"trace", "--trace", Kind::flag},           // true or false: a flag without a value
 };
 
@@ -105,14 +108,13 @@ bool valid(Kind kind, const std::string& value) {
   switch (kind) {
     case Kind::limit: return parse_limit(value, {.allow_max = true, .percent_of = 100}).has_value();
     case Kind::size: return parse_bytes(value).has_value();
-    case Kind::cpu: {
+    case Kind::whole_number: {
       unsigned cpu = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), cpu);
       return ec == std::errc() && p == value.data() + value.size();
     }
-    case Kind::duration_s: return parse_seconds(value, 1).has_value();
-    case Kind::positive_s: return parse_seconds(value, 1).value_or(0) > 0;  // a cap of 0 would end every run at once
-    case Kind::duration_ms: return parse_seconds(value, 1e-3).has_value();
+    case Kind::duration_s: return parse_duration(value, TimeUnit::s).has_value();
+    case Kind::duration_ms: return parse_duration(value, TimeUnit::ms).has_value();
     case Kind::text: return !value.empty();
     case Kind::flag: return value == "true";
   }
@@ -380,20 +382,6 @@ std::optional<std::string> resolve_percent(const RunFlags& flags, const std::str
   if (!share || share->is_max()) return std::nullopt;
   constexpr uint64_t kPage = 4096;
   return std::to_string(share->bytes() / kPage * kPage);
-}
-
-std::optional<double> parse_seconds(const std::string& text, double bare_unit_s) {
-  double value = 0;
-  const char* end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || value < 0) return std::nullopt;
-  std::string_view unit(p, static_cast<size_t>(end - p));
-  if (unit.empty()) return value * bare_unit_s;
-  if (unit == "ms") return value / 1000;
-  if (unit == "s") return value;
-  if (unit == "m" || unit == "min") return value * 60;
-  if (unit == "h") return value * 3600;
-  return std::nullopt;
 }
 
 Result<MatrixSpec> parse_spec(std::string_view text, const std::string& path) {

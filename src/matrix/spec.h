@@ -113,8 +113,4 @@ bool run_flag_takes_value(const std::string& key);
 // is no max in bytes or the text is not a share.
 std::optional<std::string> resolve_percent(const RunFlags& flags, const std::string& key);
 
-// A duration as `cgmem run` takes it ("150s", "100ms", "45m", "2h", or a bare
-// number in `bare_unit_s` seconds) in seconds; nullopt when malformed.
-std::optional<double> parse_seconds(const std::string& text, double bare_unit_s);
-
 }  // namespace cgmem::matrix

@@ -41,15 +41,6 @@ std::string swap_out_text(const Rates& r, const Sample& s) {
 
 }  // namespace
 
-std::string short_duration(double s) {
-  if (!std::isfinite(s) || s < 0) return "-";
-  if (s < 1) return fmt::format("{:.0f}ms", s * 1e3);
-  if (s < 60) return fmt::format("{:.1f}s", s);
-  if (s < 3600) return fmt::format("{:.0f}m", s / 60);
-  if (s < 86400 * 2) return fmt::format("{:.1f}h", s / 3600);
-  return fmt::format("{:.0f}d", s / 86400);
-}
-
 std::vector<std::string_view> reason_names(uint32_t reasons) {
   static constexpr std::array<std::string_view, kReasonCount> kNames = {
       "first_sample", "high_rising",    "max_rising",   "oom_kill",     "reclaim_frees",

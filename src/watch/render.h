@@ -28,7 +28,4 @@ nlohmann::json row_json(const Row& row, double unix_time_s);
 // failing the whole output (the row's id tells two such names apart).
 std::string json_line(const nlohmann::json& j);
 
-// "1.2s", "340ms", "29m", "2.1h"; "-" for a missing value.
-std::string short_duration(double seconds);
-
 }  // namespace cgmem::watch

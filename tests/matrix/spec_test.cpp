@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/duration.h"
 #include "matrix/plan.h"
 #include "matrix/progress.h"
 #include "common/sha256.h"
@@ -177,16 +178,6 @@ TEST(MatrixSpec, NeighboursIsACountForTheRunsFlag) {
             std::string("matrix spec: config a.neighbours: 'eight' is not a valid value: s.toml") + kTail);
 }
 
-TEST(MatrixSpec, DurationsTakeUnits) {
-  EXPECT_EQ(parse_seconds("150s", 1), 150);
-  EXPECT_EQ(parse_seconds("100ms", 1), 0.1);
-  EXPECT_EQ(parse_seconds("45m", 1), 2700);
-  EXPECT_EQ(parse_seconds("2h", 1), 7200);
-  EXPECT_EQ(parse_seconds("100", 1e-3), 0.1);
-  EXPECT_FALSE(parse_seconds("5 s", 1).has_value());
-  EXPECT_FALSE(parse_seconds("-1s", 1).has_value());
-}
-
 TEST(MatrixPlan, FixedOrderIsRepetitionThenWorkloadThenConfig) {
   auto spec = parse_spec(kSpec, "/specs/t.toml");
   auto runs = plan(*spec, {.batch_dir = "/b"});
@@ -288,7 +279,7 @@ TEST(MatrixSpec, TheBundledSpecsPlanTheStudysRuns) {
 TEST(MatrixProgress, LineShowsRunElapsedAndEta) {
   ProgressState s{.index = 7, .total = 24, .name = "anon-over-high-r1", .run_s = 12, .elapsed_s = 241, .eta_s = 750};
   EXPECT_EQ(progress_line(s), "matrix [#####---------------]  7/24 anon-over-high-r1  run 0:12  elapsed 4:01  ETA 12:30");
-  EXPECT_EQ(clock_text(3723), "1:02:03");
+  EXPECT_EQ(format_duration(3723, DurationStyle::clock), "1:02:03");
 }
 
 TEST(MatrixProgress, EtaScalesCapsByWhatFinishedRunsTook) {

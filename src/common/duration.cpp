@@ -1,10 +1,12 @@
-#include "lab/duration.h"
+#include "common/duration.h"
+
+#include <algorithm>
 
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 
-namespace cgmem::lab {
+namespace cgmem {
 namespace {
 
 std::unexpected<Error> bad(std::string_view text, std::string_view why) {
@@ -13,7 +15,7 @@ std::unexpected<Error> bad(std::string_view text, std::string_view why) {
 }
 
 // Nanoseconds per unit suffix, or 0 for an unknown suffix.
-uint64_t unit_ns(std::string_view unit, Unit bare) {
+uint64_t unit_ns(std::string_view unit, TimeUnit bare) {
   if (unit.empty()) return static_cast<uint64_t>(bare);
   if (unit == "ns") return 1;
   if (unit == "us") return 1'000;
@@ -27,7 +29,7 @@ uint64_t unit_ns(std::string_view unit, Unit bare) {
 
 }  // namespace
 
-Result<uint64_t> parse_duration(std::string_view text, Unit bare_unit, uint64_t longest_ns) {
+Result<uint64_t> parse_duration(std::string_view text, TimeUnit bare_unit, uint64_t longest_ns) {
   if (text.empty()) return bad(text, "empty");
   if (text[0] == '-' || text[0] == '+') return bad(text, "a duration has no sign");
   double value = 0;
@@ -46,4 +48,27 @@ Result<uint64_t> parse_duration(std::string_view text, Unit bare_unit, uint64_t 
   return static_cast<uint64_t>(ns);
 }
 
-}  // namespace cgmem::lab
+std::string format_duration(double s, DurationStyle style) {
+  switch (style) {
+    case DurationStyle::compact:
+      if (!std::isfinite(s) || s < 0) return "-";
+      if (s < 1) return fmt::format("{:.0f}ms", s * 1e3);
+      if (s < 60) return fmt::format("{:.1f}s", s);
+      if (s < 3600) return fmt::format("{:.0f}m", s / 60);
+      if (s < 86400 * 2) return fmt::format("{:.1f}h", s / 3600);
+      return fmt::format("{:.0f}d", s / 86400);
+    case DurationStyle::prose:
+      if (s < 1) return fmt::format("{:.1f} ms", s * 1000);
+      if (s < 120) return fmt::format("{:.2f} s", s);
+      if (s < 7200) return fmt::format("{:.1f} min", s / 60);
+      return fmt::format("{:.1f} h", s / 3600);
+    case DurationStyle::clock: {
+      auto whole = std::isfinite(s) ? static_cast<long>(std::lround(std::max(0.0, s))) : 0L;
+      if (whole >= 3600) return fmt::format("{}:{:02}:{:02}", whole / 3600, whole / 60 % 60, whole % 60);
+      return fmt::format("{}:{:02}", whole / 60, whole % 60);
+    }
+  }
+  return "-";
+}
+
+}  // namespace cgmem
