@@ -97,15 +97,6 @@ std::optional<Leak> leak_of(const Advice& a, const Usage& u) {
 
 }  // namespace
 
-managers::Translation limits_translation(uint64_t memory_max, std::optional<uint64_t> memory_high) {
-  managers::Translation t{.manager = "cgmem advise"};
-  if (memory_high)
-    managers::add(t, {.scope = "program", .file = "memory.high", .value = Limit::of(*memory_high),
-                      .rule = "recommended"});
-  managers::add(t, {.scope = "program", .file = "memory.max", .value = Limit::of(memory_max), .rule = "recommended"});
-  return t;
-}
-
 Advice recommend(const Usage& u, const std::vector<uint64_t>& peaks, const Options& o) {
   Advice a{.working_set_bytes = u.working_set,
            .peak_current_bytes = u.peak_current,
@@ -123,14 +114,15 @@ Advice recommend(const Usage& u, const std::vector<uint64_t>& peaks, const Optio
   a.vpa = vpa::recommend(peaks);
   a.vpa_slack_bytes = static_cast<int64_t>(a.vpa.target_bytes) - static_cast<int64_t>(u.working_set);
 
-  managers::Translation limits = limits_translation(a.memory_max_bytes, a.memory_high_bytes);
-  const managers::VerdictInput base{.alloc_rate = u.alloc_rate, .hz = a.hz, .page_size = a.page_size,
+  const model::CgroupLimits limits{
+      .high = a.memory_high_bytes ? Limit::of(*a.memory_high_bytes) : Limit::max(), .max = Limit::of(a.memory_max_bytes)};
+  const model::VerdictInput base{.alloc_rate = u.alloc_rate, .hz = a.hz, .page_size = a.page_size,
                                     .op_bytes = u.op_bytes, .host_swap = o.host_swap.value_or(u.host_swap)};
   for (auto [label, factor] : {std::pair{"working set", 1.0}, {"+10%", 1.10}, {"+25%", 1.25}}) {
-    managers::VerdictInput in = base;
+    model::VerdictInput in = base;
     in.working_set = static_cast<uint64_t>(ws * factor);
     a.predictions.push_back({.label = label, .working_set = in.working_set,
-                             .verdict = *managers::verdict(limits, "program", in)});
+                             .verdict = model::verdict(limits, in)});
   }
   a.leak = leak_of(a, u);
 

@@ -25,7 +25,7 @@
 
 #include "advise/usage.h"
 #include "advise/vpa.h"
-#include "managers/verdict.h"
+#include "model/verdict.h"
 #include "model/kernel_rules.h"
 
 namespace cgmem::advise {
@@ -41,7 +41,7 @@ struct Options {
 struct Prediction {
   std::string label;      // "working set", "+10%", "+25%"
   uint64_t working_set = 0;
-  managers::Verdict verdict;
+  model::Verdict verdict;
 };
 
 // A runaway program from the working set to the kill: at the runs' growth
@@ -80,7 +80,5 @@ struct Advice {
 // (the VPA rule's samples).
 Advice recommend(const Usage& usage, const std::vector<uint64_t>& peaks, const Options& options);
 
-// The limits as a Translation of one scope, "program", for managers::verdict.
-managers::Translation limits_translation(uint64_t memory_max, std::optional<uint64_t> memory_high);
 
 }  // namespace cgmem::advise

@@ -49,11 +49,11 @@ double time_to_peak(const Usage& u) {
 
 Check killed_check(const Advice& a, const Usage& u, const report::Run& input, const report::Run& limited) {
   bool leak = leaks_on(u.growing, input, a);
-  bool predicted = a.predictions.front().verdict.kind == "oom" || leak;
+  bool predicted = a.predictions.front().verdict.kind == model::VerdictKind::oom || leak;
   bool killed = limited.outcome && limited.outcome->is(run_format::Status::oom_killed);
   return {.what = "killed",
           .predicted = predicted ? (leak ? "yes: its cap stopped it still growing, and a leak meets memory.max" : "yes")
-                                 : "no: " + a.predictions.front().verdict.kind + " at the working set",
+                                 : "no: " + std::string(model::kind_name(a.predictions.front().verdict.kind)) + " at the working set",
           .measured = limited.outcome ? limited.outcome->status : "unfinished",
           .holds = killed == predicted};
 }
@@ -118,18 +118,18 @@ Verification verify(const Advice& a, const Usage& u, const report::Run& input, c
   Verification v{.dir = limited.dir, .status = limited.outcome ? limited.outcome->status : "unfinished"};
   v.checks.push_back(killed_check(a, u, input, limited));
   const bool leak = leaks_on(u.growing, input, a);
-  const managers::Verdict& at_ws = a.predictions.front().verdict;
+  const model::Verdict& at_ws = a.predictions.front().verdict;
   auto share = stalled_share(limited);
   // Page cache outside the working set is reclaimed and may be read back:
   // the model has no term for that, so the stall is shown, not bounded.
   bool cache = a.page_cache_outside_bytes > kPageCacheShare * static_cast<double>(a.working_set_bytes);
-  bool bounded = at_ws.kind == "fits" && !leak && !cache;
+  bool bounded = at_ws.kind == model::VerdictKind::fits && !leak && !cache;
   v.checks.push_back({.what = "stalled share",
                       .predicted = bounded ? fmt::format("at most {:g}%: it fits", kFitsStallShare * 100)
                                    : cache ? fmt::format("not bounded: {} of page cache outside the working set",
                                                          format_bytes(a.page_cache_outside_bytes))
                                    : leak ? std::string("not bounded: a leak is throttled on its way to memory.max")
-                                           : fmt::format("{} at the working set: not bounded", at_ws.kind),
+                                           : fmt::format("{} at the working set: not bounded", model::kind_name(at_ws.kind)),
                       .measured = share ? fmt::format("{:.1f}%", *share * 100) : "no memory.pressure samples",
                       .holds = bounded && share ? std::optional<bool>(*share <= kFitsStallShare) : std::nullopt});
   if (auto kill = kill_time_check(a, u, input, limited)) v.checks.push_back(*kill);
@@ -137,7 +137,7 @@ Verification verify(const Advice& a, const Usage& u, const report::Run& input, c
   if (before && after && *before > 0)
     v.checks.push_back({.what = "slowdown",
                         .predicted = leak ? "a leak slows as it climbs to memory.max"
-                                     : at_ws.kind == "fits" ? "none: it fits" : at_ws.summary,
+                                     : at_ws.kind == model::VerdictKind::fits ? "none: it fits" : at_ws.summary,
                         .measured = fmt::format("median op {:.3f} ms against {:.3f} ms without limits: {:.2f}x",
                                                 *after, *before, *after / *before)});
   if (input.meta.command) {
@@ -148,7 +148,7 @@ Verification verify(const Advice& a, const Usage& u, const report::Run& input, c
                             ? fmt::format(", p99 {:.3f} ms against {:.3f} ms", *held.p99_ms, *free.p99_ms)
                             : "";
       v.checks.push_back({.what = "load",
-                          .predicted = at_ws.kind == "fits" ? "as without limits: it fits" : at_ws.summary,
+                          .predicted = at_ws.kind == model::VerdictKind::fits ? "as without limits: it fits" : at_ws.summary,
                           .measured = fmt::format("{:.0f} requests/s against {:.0f} without limits ({:.2f}x){}",
                                                   *held.rps, *free.rps, *held.rps / *free.rps, p99)});
     }

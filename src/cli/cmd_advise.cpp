@@ -84,7 +84,7 @@ json advice_json(const advise::Advice& a, const std::vector<advise::Usage>& inpu
   out["predictions"] = json::array();
   for (const advise::Prediction& p : a.predictions)
     out["predictions"].push_back({{"label", p.label}, {"working_set_bytes", p.working_set},
-                                  {"verdict", verdict_json(p.verdict)}});
+                                  {"verdict", verdict_json(p.verdict, "program")}});
   out["leak"] = nullptr;
   if (a.leak)
     out["leak"] = {{"basis", a.leak->basis},

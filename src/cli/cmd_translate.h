@@ -35,7 +35,7 @@ struct TranslateOutput {
 void print_translation(const managers::Translation& t, const TranslateOutput& o);
 
 // A verdict as `cgmem translate --json` and `cgmem advise --json` give it.
-nlohmann::json verdict_json(const managers::Verdict& v);
+nlohmann::json verdict_json(const model::Verdict& v, const std::string& scope);
 
 // One manager's subcommand: define_X() adds the manager's own flags to `sub`,
 // keeps their values in its own options struct, and returns the function

@@ -32,7 +32,7 @@ json assignment_json(const Assignment& a) {
 
 json limit_json(const Limit& l) { return l.is_max() ? json("max") : json(l.bytes()); }
 
-json cost_json(const managers::BoundCost& b) {
+json cost_json(const model::BoundCost& b) {
   json out = {{"sleeps_per_batch", static_cast<int>(b.sleeps_per_batch)}, {"op_seconds", b.op_seconds}};
   if (b.slowdown > 0) out["slowdown"] = b.slowdown;
   if (b.seconds_to_kill) out["seconds_to_kill"] = *b.seconds_to_kill;
@@ -41,7 +41,7 @@ json cost_json(const managers::BoundCost& b) {
   return out;
 }
 
-json swap_json(const managers::SwapVerdict& s) {
+json swap_json(const model::SwapVerdict& s) {
   return {{"memory_swap_max", limit_json(s.swap_max)}, {"memory_swap_high", limit_json(s.swap_high)},
           {"host_swap", s.host_swap},                  {"swap_allowed", s.allowed},
           {"swapped", s.swapped},                      {"resident", s.resident},
@@ -53,13 +53,18 @@ uint64_t host_swap(const managers::Translation& t, const TranslateOutput& o) {
   return o.host_swap.value_or(t.host_swap.value_or(0));
 }
 
-std::vector<managers::Verdict> verdicts(const managers::Translation& t, const TranslateOutput& o) {
-  std::vector<managers::Verdict> out;
+struct ScopeVerdict {
+  std::string scope;
+  model::Verdict verdict;
+};
+
+std::vector<ScopeVerdict> verdicts(const managers::Translation& t, const TranslateOutput& o) {
+  std::vector<ScopeVerdict> out;
   if (!o.working_set) return out;
-  managers::VerdictInput in{.working_set = *o.working_set, .alloc_rate = o.alloc_rate, .hz = o.hz,
+  model::VerdictInput in{.working_set = *o.working_set, .alloc_rate = o.alloc_rate, .hz = o.hz,
                             .page_size = o.page_size, .host_swap = host_swap(t, o)};
   for (const auto& scope : managers::scopes(t))
-    if (auto v = managers::verdict(t, scope, in)) out.push_back(*v);
+    if (auto v = managers::verdict(t, scope, in)) out.push_back({scope, *v});
   return out;
 }
 
@@ -92,7 +97,7 @@ std::string host_text(const managers::Translation& t, const TranslateOutput& o) 
                      o.host_swap ? "" : " (the node's, --swap-capacity; --host-swap for another)");
 }
 
-void print_swap(const managers::Verdict& v) {
+void print_swap(const model::Verdict& v) {
   if (!v.swap || v.swap->swapped == 0) return;
   const auto& s = *v.swap;
   fmt::print("    {:<22} {} of {} allowed ({:.1f}% of the working set); memory.current {}{}\n", "in swap:",
@@ -100,21 +105,21 @@ void print_swap(const managers::Verdict& v) {
              v.oom_at ? fmt::format("; OOM kill at {}", format_bytes(*v.oom_at)) : "");
 }
 
-void print_verdicts(const managers::Translation& t, const std::vector<managers::Verdict>& vs,
+void print_verdicts(const managers::Translation& t, const std::vector<ScopeVerdict>& vs,
                     const TranslateOutput& o) {
   if (!o.working_set) return;
   fmt::print("\nverdict for a working set of {} at HZ={}{}, {}:\n", format_bytes(*o.working_set), o.hz,
              o.hz == 1000 ? " (the default, the study's kernel; --hz for yours)" : "", host_text(t, o));
-  for (const auto& v : vs) {
-    fmt::print("  {}: {}\n", v.scope, v.summary);
+  for (const auto& [scope, v] : vs) {
+    fmt::print("  {}: {}\n", scope, v.summary);
     print_swap(v);
-    if (v.kind == "throttled")
+    if (v.kind == model::VerdictKind::throttled)
       for (const auto* b : {&v.per_batch, &v.per_page})
         fmt::print("    {:<22} {} per 256KiB allocation{}\n",
                    b->sleeps_per_batch == 1 ? "one sleep per batch:" : "one sleep per page:",
                    format_duration(b->op_seconds, DurationStyle::prose),
                    b->slowdown > 0 ? fmt::format(", {:.0f}x slower", b->slowdown) : "");
-    if (v.kind == "oom" && v.per_batch.seconds_to_kill)
+    if (v.kind == model::VerdictKind::oom && v.per_batch.seconds_to_kill)
       for (const auto* b : {&v.per_batch, &v.per_page})
         fmt::print("    {:<22} killed {}{} after reaching memory.{}\n",
                    b->sleeps_per_batch == 1 ? "one sleep per batch:" : "one sleep per page:",
@@ -126,16 +131,16 @@ void print_verdicts(const managers::Translation& t, const std::vector<managers::
 
 }  // namespace
 
-nlohmann::json verdict_json(const managers::Verdict& v) {
+nlohmann::json verdict_json(const model::Verdict& v, const std::string& scope) {
   auto limit = limit_json;
-  nlohmann::json out = {{"scope", v.scope},           {"verdict", v.kind},
+  nlohmann::json out = {{"scope", scope},           {"verdict", model::kind_name(v.kind)},
               {"working_set", v.working_set}, {"memory_high", limit(v.high)},
               {"memory_max", limit(v.max)}, {"hz", v.hz},
               {"summary", v.summary}};
   if (v.sleep_start) out["sleep_start"] = *v.sleep_start;
   if (v.oom_at) out["oom_at"] = *v.oom_at;
-  if (v.kind == "throttled") out["sleep_ms"] = v.sleep_ms;
-  if (v.kind != "fits") out["per_batch"] = cost_json(v.per_batch), out["per_page"] = cost_json(v.per_page);
+  if (v.kind == model::VerdictKind::throttled) out["sleep_ms"] = v.sleep_ms;
+  if (v.kind != model::VerdictKind::fits) out["per_batch"] = cost_json(v.per_batch), out["per_page"] = cost_json(v.per_page);
   if (v.seconds_to_high) out["seconds_to_high"] = *v.seconds_to_high;
   if (v.seconds_to_max_unthrottled) out["seconds_to_max_unthrottled"] = *v.seconds_to_max_unthrottled;
   if (v.seconds_to_oom_unthrottled) out["seconds_to_oom_unthrottled"] = *v.seconds_to_oom_unthrottled;
@@ -152,7 +157,7 @@ void print_translation(const managers::Translation& t, const TranslateOutput& o)
     for (const auto& a : t.assignments) out["assignments"].push_back(assignment_json(a));
     if (o.working_set) {
       out["verdicts"] = json::array();
-      for (const auto& v : vs) out["verdicts"].push_back(verdict_json(v));
+      for (const auto& [scope, v] : vs) out["verdicts"].push_back(verdict_json(v, scope));
     }
     fmt::print("{}\n", out.dump(2));
     return;

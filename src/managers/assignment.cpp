@@ -5,13 +5,6 @@
 
 namespace cgmem::managers {
 
-Limit page_rounded(const Limit& value, uint64_t page_size) {
-  if (value.is_max() || page_size == 0) return value;
-  const uint64_t pages = value.bytes() / page_size;
-  if (pages >= static_cast<uint64_t>(INT64_MAX) / page_size) return Limit::max();  // PAGE_COUNTER_MAX
-  return Limit::of(pages * page_size);
-}
-
 Assignment& with_value(Assignment& a, Limit written, uint64_t page_size) {
   a.value = page_rounded(written, page_size);
   if (a.value.is_max() && !written.is_max())

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/size.h"
+#include "model/page_counter.h"
 
 namespace cgmem::managers {
 
@@ -34,11 +35,7 @@ struct Translation {
   std::optional<uint64_t> host_swap;
 };
 
-// The kernel keeps memory.min/low/high/max/swap.max/zswap.max as a count of
-// pages (mm/page_counter.c page_counter_memparse()): a value written reads
-// back rounded down to a multiple of the page size, and a count at or above
-// PAGE_COUNTER_MAX (LONG_MAX / page size) reads back as "max".
-Limit page_rounded(const Limit& value, uint64_t page_size);
+using model::page_rounded;  // what the kernel keeps of a value written (model/page_counter.h)
 
 // Sets a.value to what the kernel keeps of `written` and adds a caveat with
 // the written value when the two differ. Returns a.

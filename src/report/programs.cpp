@@ -7,7 +7,7 @@
 #include <map>
 
 #include "common/file.h"
-#include "managers/verdict.h"
+#include "model/verdict.h"
 #include "model/penalty.h"
 #include "report/stats.h"
 #include "run_format/run_format.h"
@@ -109,14 +109,12 @@ void make_slices(const Run& r, ProgramRun& p, int count) {
 }
 
 std::string verdict_line(const Run& r, uint64_t working_set) {
-  managers::Translation t{.manager = "cgmem run"};
-  if (r.meta.high) t.assignments.push_back({.scope = "run", .file = "memory.high", .value = *r.meta.high});
-  if (r.meta.max) t.assignments.push_back({.scope = "run", .file = "memory.max", .value = *r.meta.max});
-  managers::VerdictInput in{.working_set = working_set,
+  if (!r.meta.high && !r.meta.max) return "fits: no memory.high and no memory.max";
+  model::CgroupLimits limits{.high = r.meta.high.value_or(Limit::max()), .max = r.meta.max.value_or(Limit::max())};
+  model::VerdictInput in{.working_set = working_set,
                             .hz = static_cast<uint32_t>(r.meta.hz > 0 ? r.meta.hz : 1000),
                             .page_size = r.meta.page_size};
-  auto v = managers::verdict(t, "run", in);
-  return v ? v->summary : "fits: no memory.high and no memory.max";
+  return model::verdict(limits, in).summary;
 }
 
 std::string run_name(const Run& r) {

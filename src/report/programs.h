@@ -9,7 +9,7 @@
 //   high counter (each rise of 17 is one sleep, model/penalty.h, whose length
 //   the model gives at the sampled usage, no longer than the tick);
 //   the load's throughput and p99 latency per config, and against time;
-//   the model's verdict (managers/verdict.h, as `translate --working-set`)
+//   the model's verdict (model/verdict.h, as `translate --working-set`)
 //   for the program's working set: the peak of its run without limits.
 #pragma once
 

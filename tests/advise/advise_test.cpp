@@ -144,9 +144,9 @@ TEST(AdviseRecommend, PredictsFitsAtTheWorkingSetAndNoKillUpToMemoryMax) {
   Advice a = advice(FakeRun{});
   ASSERT_EQ(a.predictions.size(), 3u);
   EXPECT_EQ(a.predictions[0].label, "working set");
-  EXPECT_EQ(a.predictions[0].verdict.kind, "fits");
+  EXPECT_EQ(a.predictions[0].verdict.kind, model::VerdictKind::fits);
   EXPECT_EQ(a.predictions[2].working_set, 250 * kMiB);
-  EXPECT_EQ(a.predictions[2].verdict.kind, "throttled");
+  EXPECT_EQ(a.predictions[2].verdict.kind, model::VerdictKind::throttled);
   EXPECT_NE(a.predictions[2].verdict.summary.find("not killed: it is within memory.max 250MiB"), std::string::npos)
       << a.predictions[2].verdict.summary;
   ASSERT_TRUE(a.leak);
@@ -195,7 +195,7 @@ TEST(AdviseRecommend, NoMemoryHighWhenItWouldNotSleepBeforeMemoryMax) {
   Advice a = advice(FakeRun{}, {.headroom = 0.02, .high_margin = 0.01});
   EXPECT_FALSE(a.memory_high_bytes);
   EXPECT_NE(a.memory_high_reason.find("not below memory.max"), std::string::npos) << a.memory_high_reason;
-  EXPECT_EQ(a.predictions[0].verdict.kind, "fits");
+  EXPECT_EQ(a.predictions[0].verdict.kind, model::VerdictKind::fits);
 }
 
 TEST(AdviseRecommend, TheKernelVersionDecidesTheStockRule) {

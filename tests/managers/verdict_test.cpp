@@ -17,7 +17,7 @@ Translation study() {
 TEST(Verdict, Fits) {
   auto v = verdict(study(), "container app", {.working_set = 200 << 20});
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->kind, "fits");
+  EXPECT_EQ(v->kind, model::VerdictKind::fits);
   EXPECT_EQ(v->summary, "fits: 200MiB is within memory.high 230.4MiB and memory.max 256MiB");
 }
 
@@ -25,7 +25,7 @@ TEST(Verdict, ThrottledBetweenHighAndMax) {
   // The anon-fit workload: about 239.2 MiB in memory.current.
   auto v = verdict(study(), "container app", {.working_set = 250820198});
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->kind, "throttled");
+  EXPECT_EQ(v->kind, model::VerdictKind::throttled);
   // 64000 x o^2 ms with o = 3.82%: about 93 ms a sleep; 64 of them per page.
   EXPECT_NEAR(v->per_batch.op_seconds, 0.093, 0.002);
   EXPECT_NEAR(v->per_page.op_seconds / v->per_batch.op_seconds, 64, 1e-9);
@@ -34,7 +34,7 @@ TEST(Verdict, ThrottledBetweenHighAndMax) {
 TEST(Verdict, OomAfterTheThrottledClimb) {
   auto v = verdict(study(), "container app", {.working_set = 320 << 20});
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->kind, "oom");
+  EXPECT_EQ(v->kind, model::VerdictKind::oom);
   EXPECT_NEAR(*v->per_batch.seconds_to_kill, 27, 1);
   EXPECT_NEAR(*v->per_page.seconds_to_kill, 1720, 30);
 }
@@ -44,7 +44,7 @@ TEST(Verdict, MaxAloneKillsAtFullSpeed) {
   auto t = translate_kubelet(*k, KubePod{.containers = {{.request = 0, .limit = 268435456}}}).value();
   auto v = verdict(t, "container app", {.working_set = 320 << 20, .alloc_rate = 1024.0 * 1024 * 1024});
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->kind, "oom");
+  EXPECT_EQ(v->kind, model::VerdictKind::oom);
   EXPECT_FALSE(v->per_batch.seconds_to_kill);
   EXPECT_DOUBLE_EQ(*v->seconds_to_max_unthrottled, 0.25);
 }

@@ -11,11 +11,11 @@
 // oom when resident > memory.max (the working set is above memory.max +
 // allowed); throttled when one batch's penalty at (resident, swapped) sleeps,
 // the memory term and the memory.swap.high term summed before the clamp
-// (model::penalty); swaps otherwise. The time to the kill sums, at each
+// (penalty); swaps otherwise. The time to the kill sums, at each
 // bound, the swap filling from memory.swap.high to the allowance with
-// memory held at L (the swap term alone: model::grow() over the swap
+// memory held at L (the swap term alone: grow() over the swap
 // counter, the same formula) and the climb from memory.high to memory.max
-// with swap full (model::grow() of the memory term; with a swap.high term
+// with swap full (grow() of the memory term; with a swap.high term
 // too, at least the larger of that and the swap term on every sleep).
 #include <fmt/format.h>
 
@@ -25,27 +25,27 @@
 #include <vector>
 
 #include "common/duration.h"
-#include "managers/verdict_swap.h"
+#include "model/verdict_swap.h"
 
-namespace cgmem::managers::detail {
+namespace cgmem::model::detail {
 namespace {
 
-model::Kernel kernel_of(const VerdictInput& in) {
-  return {.hz = in.hz, .batch = model::kChargeBatch, .page_size = in.page_size};
+Kernel kernel_of(const VerdictInput& in) {
+  return {.hz = in.hz, .batch = kChargeBatch, .page_size = in.page_size};
 }
 
-model::Level level(uint64_t usage, const Limit& high, const model::Kernel& k) {
-  return {.usage = model::to_pages(usage, k), .high = high.is_max() ? UINT64_MAX : model::to_pages(high.bytes(), k)};
+Level level(uint64_t usage, const Limit& high, const Kernel& k) {
+  return {.usage = to_pages(usage, k), .high = high.is_max() ? UINT64_MAX : to_pages(high.bytes(), k)};
 }
 
 // One batch's penalty (nr_pages = MEMCG_CHARGE_BATCH) from either term or both.
-model::Penalty batch_penalty(std::span<const model::Level> memory, std::span<const model::Level> swap,
-                             const model::Kernel& k) {
-  return model::penalty(model::PenaltyInput{.memory = memory, .swap = swap}, k);
+Penalty batch_penalty(std::span<const Level> memory, std::span<const Level> swap,
+                             const Kernel& k) {
+  return penalty(PenaltyInput{.memory = memory, .swap = swap}, k);
 }
 
-double sleep_seconds(const model::Penalty& p, const model::Kernel& k) {
-  return p.sleeps ? model::jiffies_to_ms(p.jiffies, k) / 1000 : 0;
+double sleep_seconds(const Penalty& p, const Kernel& k) {
+  return p.sleeps ? jiffies_to_ms(p.jiffies, k) / 1000 : 0;
 }
 
 bool high_below_max(const Verdict& v) {
@@ -86,9 +86,9 @@ void swaps(Verdict& v, const VerdictInput& in) {
                           where, allowance(s), full, kill_clause(v));
 }
 
-void throttled(Verdict& v, const VerdictInput& in, const model::Penalty& both) {
+void throttled(Verdict& v, const VerdictInput& in, const Penalty& both) {
   const SwapVerdict& s = *v.swap;
-  const model::Kernel k = kernel_of(in);
+  const Kernel k = kernel_of(in);
   const double sleep = sleep_seconds(both, k);
   const double sleeps_per_op = static_cast<double>(in.op_bytes) / static_cast<double>(in.page_size) / k.batch;
   for (BoundCost* b : {&v.per_batch, &v.per_page}) {
@@ -99,17 +99,17 @@ void throttled(Verdict& v, const VerdictInput& in, const model::Penalty& both) {
     }
   }
   v.sleep_ms = sleep * 1000;
-  const model::Level mem = level(s.resident, v.high, k), swap = level(s.swapped, s.swap_high, k);
+  const Level mem = level(s.resident, v.high, k), swap = level(s.swapped, s.swap_high, k);
   std::vector<std::string> over;
   if (mem.usage > mem.high)
     over.push_back(fmt::format("{} in memory is {:.1f}% over memory.high {}{}", format_bytes(s.resident),
-                               model::over_percent(mem.usage, mem.high), format_bytes(v.high.bytes()),
+                               over_percent(mem.usage, mem.high), format_bytes(v.high.bytes()),
                                s.swapped == s.allowed ? " with swap full" : ""));
   if (swap.usage > swap.high)
     over.push_back(fmt::format("{} in swap is {:.1f}% over memory.swap.high {}", format_bytes(s.swapped),
-                               model::over_percent(swap.usage, swap.high), format_bytes(s.swap_high.bytes())));
+                               over_percent(swap.usage, swap.high), format_bytes(s.swap_high.bytes())));
   // Each term before the clamp, when both count.
-  auto term_ms = [&](const model::Penalty& p) { return model::jiffies_to_ms(p.unclamped_jiffies, k); };
+  auto term_ms = [&](const Penalty& p) { return jiffies_to_ms(p.unclamped_jiffies, k); };
   double memory_term = term_ms(batch_penalty({&mem, 1}, {}, k)), swap_term = term_ms(batch_penalty({}, {&swap, 1}, k));
   std::string terms = memory_term > 0 && swap_term > 0
       ? fmt::format(" (memory term {} + swap term {} a batch, at most 2 x HZ)", format_duration(memory_term / 1000, DurationStyle::prose),
@@ -129,17 +129,17 @@ void kill_time(const Verdict& v, const VerdictInput& in, double swap_term, Bound
   const bool swap_high_below = !s.swap_high.is_max() && s.swap_high.bytes() < s.allowed;
   double total = 0;
   if (swap_high_below) {
-    model::Throttle fill{.kernel = kernel_of(in), .high = s.swap_high.bytes(), .sleeps_per_batch = b.sleeps_per_batch};
-    b.seconds_swap_fill = model::grow(fill, s.swap_high.bytes(), s.allowed).seconds;
+    Throttle fill{.kernel = kernel_of(in), .high = s.swap_high.bytes(), .sleeps_per_batch = b.sleeps_per_batch};
+    b.seconds_swap_fill = grow(fill, s.swap_high.bytes(), s.allowed).seconds;
     total += *b.seconds_swap_fill;
   }
   if (high_below_max(v)) {
-    model::Throttle climb = memory_throttle(v, in);
+    Throttle climb = memory_throttle(v, in);
     climb.sleeps_per_batch = b.sleeps_per_batch;
-    double seconds = model::grow(climb, v.high.bytes(), v.max.bytes()).seconds;
+    double seconds = grow(climb, v.high.bytes(), v.max.bytes()).seconds;
     if (swap_term > 0) {  // every sleep of the climb is at least the swap term
       double pages = static_cast<double>((v.max.bytes() - v.high.bytes()) / in.page_size);
-      seconds = std::max(seconds, pages / model::kChargeBatch * b.sleeps_per_batch * swap_term);
+      seconds = std::max(seconds, pages / kChargeBatch * b.sleeps_per_batch * swap_term);
       b.seconds_to_kill_is_lower_bound = true;
     }
     total += seconds;
@@ -149,7 +149,7 @@ void kill_time(const Verdict& v, const VerdictInput& in, double swap_term, Bound
 
 void oom(Verdict& v, const VerdictInput& in) {
   const SwapVerdict& s = *v.swap;
-  const model::Kernel k = kernel_of(in);
+  const Kernel k = kernel_of(in);
   if (in.alloc_rate && *in.alloc_rate > 0) {
     v.seconds_to_max_unthrottled = static_cast<double>(v.max.bytes()) / *in.alloc_rate;
     v.seconds_to_oom_unthrottled = static_cast<double>(*v.oom_at) / *in.alloc_rate;
@@ -166,7 +166,7 @@ void oom(Verdict& v, const VerdictInput& in) {
                                 : "");
     return;
   }
-  model::Level full = level(s.allowed, s.swap_high, k);
+  Level full = level(s.allowed, s.swap_high, k);
   double swap_term = swap_high_below ? sleep_seconds(batch_penalty({}, {&full, 1}, k), k) : 0;
   for (BoundCost* b : {&v.per_batch, &v.per_page}) kill_time(v, in, swap_term, *b);
   if (high_below_max(v) && in.alloc_rate && *in.alloc_rate > 0)
@@ -186,7 +186,7 @@ void swap_verdict(Verdict& v, const VerdictInput& in) {
   SwapVerdict& s = *v.swap;
   const uint64_t lower = lower_limit(v);
   if (in.working_set <= lower) {
-    v.kind = "fits";
+    v.kind = VerdictKind::fits;
     v.summary = fits_summary(v, in);
     return;
   }
@@ -195,22 +195,22 @@ void swap_verdict(Verdict& v, const VerdictInput& in) {
   const bool killed = !v.max.is_max() && s.resident > v.max.bytes();
   if (killed) s.resident = v.max.bytes();  // where memory.current is when the charge fails
   s.swapped_share = static_cast<double>(s.swapped) / static_cast<double>(in.working_set);
-  const model::Kernel k = kernel_of(in);
-  model::Level mem = level(s.resident, v.high, k), swap = level(s.swapped, s.swap_high, k);
+  const Kernel k = kernel_of(in);
+  Level mem = level(s.resident, v.high, k), swap = level(s.swapped, s.swap_high, k);
   s.swap_sleep_ms = sleep_seconds(batch_penalty({}, {&swap, 1}, k), k) * 1000;
   if (killed) {
-    v.kind = "oom";
+    v.kind = VerdictKind::oom;
     oom(v, in);
     return;
   }
-  model::Penalty both = batch_penalty({&mem, 1}, {&swap, 1}, k);
+  Penalty both = batch_penalty({&mem, 1}, {&swap, 1}, k);
   if (both.sleeps) {
-    v.kind = "throttled";
+    v.kind = VerdictKind::throttled;
     throttled(v, in, both);
   } else {
-    v.kind = "swaps";
+    v.kind = VerdictKind::swaps;
     swaps(v, in);
   }
 }
 
-}  // namespace cgmem::managers::detail
+}  // namespace cgmem::model::detail

@@ -3,13 +3,13 @@
 // where the cgroup may swap. Not for other callers.
 #pragma once
 
-#include "managers/verdict.h"
+#include "model/verdict.h"
 #include "model/predict.h"
 
-namespace cgmem::managers::detail {
+namespace cgmem::model::detail {
 
 // The memory.high throttle of the verdict's scope (high = UINT64_MAX for max).
-model::Throttle memory_throttle(const Verdict& v, const VerdictInput& in);
+Throttle memory_throttle(const Verdict& v, const VerdictInput& in);
 
 // The "fits" line: within the limits, or over memory.high below the usage
 // where the kernel starts to sleep.
@@ -18,4 +18,4 @@ std::string fits_summary(const Verdict& v, const VerdictInput& in);
 // Fills kind, costs and summary where v.swap->allowed > 0.
 void swap_verdict(Verdict& v, const VerdictInput& in);
 
-}  // namespace cgmem::managers::detail
+}  // namespace cgmem::model::detail
