@@ -31,15 +31,20 @@ void print_result(const lab::RunResult& r) {
   if (r.outcome.signal) status += fmt::format(", signal {}", *r.outcome.signal);
   if (r.outcome.exit_code) status += fmt::format(", exit code {}", *r.outcome.exit_code);
   fmt::print("{:<9}{}\n", "outcome", status);
-  if (j["ops"].is_number())
-    fmt::print("{:<9}{} ops, {} samples\n", "logged", j["ops"].get<uint64_t>(), j["samples"].get<uint64_t>());
+  namespace key = run_format::outcome_key;
+  namespace load_key = run_format::load_key;
+  uint64_t samples = j[key::kSamples].get<uint64_t>();
+  if (j[key::kOps].is_number())
+    fmt::print("{:<9}{} ops, {} samples\n", "logged", j[key::kOps].get<uint64_t>(), samples);
   else
-    fmt::print("{:<9}{} samples (a --command run has no op lines)\n", "logged", j["samples"].get<uint64_t>());
-  if (const auto load = j.find("load"); load != j.end()) {
-    std::string text = (*load)["started"].get<bool>() ? fmt::format("started at {:.2f}s", (*load)["started_s"].get<double>())
-                                                      : std::string("never started");
-    if ((*load)["exit_code"].is_number()) text += fmt::format(", exit code {}", (*load)["exit_code"].get<int>());
-    if ((*load)["signal"].is_number()) text += fmt::format(", signal {}", (*load)["signal"].get<int>());
+    fmt::print("{:<9}{} samples (a --command run has no op lines)\n", "logged", samples);
+  if (const auto load = j.find(key::kLoad); load != j.end()) {
+    const auto& l = *load;
+    std::string text = l[load_key::kStarted].get<bool>()
+                           ? fmt::format("started at {:.2f}s", l[load_key::kStartedS].get<double>())
+                           : std::string("never started");
+    if (l[load_key::kExitCode].is_number()) text += fmt::format(", exit code {}", l[load_key::kExitCode].get<int>());
+    if (l[load_key::kSignal].is_number()) text += fmt::format(", signal {}", l[load_key::kSignal].get<int>());
     fmt::print("{:<9}{} (load.stdout)\n", "load", text);
   }
   std::string events;

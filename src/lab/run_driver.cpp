@@ -220,12 +220,13 @@ Result<void> Experiment::set_limits() {
     const char* key;
     const std::optional<Limit>& value;
   };
-  const Row rows[] = {{files::kMemoryMin, "min", o_.min},
-                      {files::kMemoryLow, "low", o_.low},
-                      {files::kMemoryHigh, "high", o_.high},
-                      {files::kMemoryMax, "max", o_.max},
-                      {files::kMemorySwapMax, "swap_max", o_.swap_max},
-                      {files::kMemorySwapHigh, "swap_high", o_.swap_high}};
+  namespace key = run_format::limit_key;
+  const Row rows[] = {{files::kMemoryMin, key::kMin, o_.min},
+                      {files::kMemoryLow, key::kLow, o_.low},
+                      {files::kMemoryHigh, key::kHigh, o_.high},
+                      {files::kMemoryMax, key::kMax, o_.max},
+                      {files::kMemorySwapMax, key::kSwapMax, o_.swap_max},
+                      {files::kMemorySwapHigh, key::kSwapHigh, o_.swap_high}};
   for (const auto& row : rows) {
     if (!row.value) continue;
     auto kept = cg_->set_limit(row.file, *row.value);
@@ -246,7 +247,7 @@ Result<void> Experiment::set_high_throttle() {
                    "cgmem kernel build --hz 1000 --patch memory-high-throttle; cgmem vm --kernel hz1000-throttle";
     return std::unexpected(error);
   }
-  limits_["high_throttle"] = *o_.high_throttle;
+  limits_[run_format::limit_key::kHighThrottle] = *o_.high_throttle;
   return {};
 }
 
@@ -261,33 +262,35 @@ Result<void> Experiment::set_io_limits() {
   if (o_.io_wbps) entry.wbps = Limit::of(*o_.io_wbps);
   auto kept = cg_->set_io_max(entry);
   if (!kept) return std::unexpected(kept.error());
-  limits_["io_device"] = device->text();
-  if (kept->rbps) limits_["io_rbps"] = limit_json(*kept->rbps);
-  if (kept->wbps) limits_["io_wbps"] = limit_json(*kept->wbps);
+  namespace key = run_format::limit_key;
+  limits_[key::kIoDevice] = device->text();
+  if (kept->rbps) limits_[key::kIoRbps] = limit_json(*kept->rbps);
+  if (kept->wbps) limits_[key::kIoWbps] = limit_json(*kept->wbps);
   return {};
 }
 
 Result<void> Experiment::write_meta() {
+  namespace key = run_format::meta_key;
   nlohmann::json meta = {
-      {"schema", run_format::kSchema},
-      {"name", o_.name},
-      {"started_at", iso_utc(std::time(nullptr))},
-      {"started_mono_ns", facts_.started_ns},
-      {"cgroup", cg_->path()},
-      {"limits", limits_},
-      {"spec", spec_json(o_, cpu_, sampler_cpu_)},
-      {"workload", command_run() ? nlohmann::json{{"kind", "command"}, {"argv", o_.command}}
-                                 : to_json(s_.workload)},
-      {"host", s_.host},
-      {"code", s_.code},
-      {"claim_sha256", nullptr},
-      {"simulated", false},
+      {key::kSchema, run_format::kSchema},
+      {key::kName, o_.name},
+      {key::kStartedAt, iso_utc(std::time(nullptr))},
+      {key::kStartedMonoNs, facts_.started_ns},
+      {key::kCgroup, cg_->path()},
+      {key::kLimits, limits_},
+      {key::kSpec, spec_json(o_, cpu_, sampler_cpu_)},
+      {key::kWorkload, command_run() ? nlohmann::json{{"kind", "command"}, {"argv", o_.command}}
+                                     : to_json(s_.workload)},
+      {key::kHost, s_.host},
+      {key::kCode, s_.code},
+      {key::kClaimSha256, nullptr},
   };
   // What the pins gave once the workload runs (the study's key variable);
   // before that, what was asked.
-  meta["spec"]["sampler_shares_cpu"] = sampler_shares_cpu_.value_or(cpu_ == sampler_cpu_);
-  meta["spec"]["sampler_shares_cpu_measured"] = sampler_shares_cpu_.has_value();
-  meta["spec"]["kernel_log"] = kmsg_->is_open();
+  auto& spec = meta[key::kSpec];
+  spec[run_format::spec_key::kSamplerSharesCpu] = sampler_shares_cpu_.value_or(cpu_ == sampler_cpu_);
+  spec[run_format::spec_key::kSamplerSharesCpuMeasured] = sampler_shares_cpu_.has_value();
+  spec[run_format::spec_key::kKernelLog] = kmsg_->is_open();
   return dir_->write_json(run_format::kMetaFile, meta);
 }
 
@@ -442,13 +445,14 @@ void Experiment::stop_load() {
 
 nlohmann::json Experiment::load_json() const {
   auto since_start = [&](uint64_t ns) { return static_cast<double>(ns - facts_.started_ns) / 1e9; };
-  nlohmann::json j = {{"started", load_facts_.started}, {"started_s", nullptr}, {"ended_s", nullptr},
-                      {"exit_code", nullptr}, {"signal", nullptr}};
-  if (load_facts_.started) j["started_s"] = since_start(load_facts_.started_ns);
-  if (load_facts_.ended_ns) j["ended_s"] = since_start(load_facts_.ended_ns);
+  namespace key = run_format::load_key;
+  nlohmann::json j = {{key::kStarted, load_facts_.started}, {key::kStartedS, nullptr}, {key::kEndedS, nullptr},
+                      {key::kExitCode, nullptr}, {key::kSignal, nullptr}};
+  if (load_facts_.started) j[key::kStartedS] = since_start(load_facts_.started_ns);
+  if (load_facts_.ended_ns) j[key::kEndedS] = since_start(load_facts_.ended_ns);
   if (auto status = load_facts_.wait_status) {
-    if (WIFEXITED(*status)) j["exit_code"] = WEXITSTATUS(*status);
-    if (WIFSIGNALED(*status)) j["signal"] = WTERMSIG(*status);
+    if (WIFEXITED(*status)) j[key::kExitCode] = WEXITSTATUS(*status);
+    if (WIFSIGNALED(*status)) j[key::kSignal] = WTERMSIG(*status);
   }
   return j;
 }
@@ -576,10 +580,11 @@ RunResult Experiment::run() {
   result.outcome_json = to_json(result.outcome);
   result.outcome_json[run_format::outcome_key::kEvents] = events;
   result.outcome_json[run_format::outcome_key::kPeakBytes] = peak ? nlohmann::json(*peak) : nlohmann::json(nullptr);
-  result.outcome_json["ops"] = command_run() ? nlohmann::json(nullptr) : nlohmann::json(ops.total_lines());
-  result.outcome_json["samples"] = samples_;
-  if (had_load) result.outcome_json["load"] = load_json();
-  if (tracer_) result.outcome_json["trace"] = trace;
+  namespace key = run_format::outcome_key;
+  result.outcome_json[key::kOps] = command_run() ? nlohmann::json(nullptr) : nlohmann::json(ops.total_lines());
+  result.outcome_json[key::kSamples] = samples_;
+  if (had_load) result.outcome_json[key::kLoad] = load_json();
+  if (tracer_) result.outcome_json[key::kTrace] = trace;
   if (auto ok = dir_->write_json(run_format::kOutcomeFile, result.outcome_json); !ok)
     result.outcome.errors.push_back(ok.error().message());
   return result;

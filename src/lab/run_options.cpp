@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cgroup/cgroup.h"
+#include "run_format/run_format.h"
 
 namespace cgmem::lab {
 namespace {
@@ -89,23 +90,24 @@ unsigned default_sampler_cpu(unsigned workload_cpu, unsigned cpus) {
 }
 
 nlohmann::json spec_json(const RunOptions& o, unsigned cpu, unsigned sampler_cpu) {
-  return {{"cpu", cpu},
-          {"sampler_cpu", sampler_cpu},
-          {"interval_ms", static_cast<double>(o.interval_ns) / 1e6},
-          {"cap_s", static_cast<double>(o.cap_ns) / 1e9},
-          {"neighbour_interval_ms", o.neighbour_ns
-                                        ? nlohmann::json(static_cast<double>(*o.neighbour_ns) / 1e6)
-                                        : nlohmann::json(nullptr)},
-          {"neighbours", o.neighbour_ns ? o.neighbours : 0u},
-          {"trace", o.trace},
-          {"workload_args", o.workload_args},
-          {"command", o.command.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.command)},
-          {"load", o.load.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.load)},
-          {"ready_tcp", o.ready_tcp ? nlohmann::json(*o.ready_tcp) : nlohmann::json(nullptr)},
-          {"ready_delay_ms", o.ready_delay_ns ? nlohmann::json(static_cast<double>(*o.ready_delay_ns) / 1e6)
-                                              : nlohmann::json(nullptr)},
+  namespace key = run_format::spec_key;
+  return {{key::kCpu, cpu},
+          {key::kSamplerCpu, sampler_cpu},
+          {key::kIntervalMs, static_cast<double>(o.interval_ns) / 1e6},
+          {key::kCapS, static_cast<double>(o.cap_ns) / 1e9},
+          {key::kNeighbourIntervalMs, o.neighbour_ns
+                                          ? nlohmann::json(static_cast<double>(*o.neighbour_ns) / 1e6)
+                                          : nlohmann::json(nullptr)},
+          {key::kNeighbours, o.neighbour_ns ? o.neighbours : 0u},
+          {key::kTrace, o.trace},
+          {key::kWorkloadArgs, o.workload_args},
+          {key::kCommand, o.command.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.command)},
+          {key::kLoad, o.load.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.load)},
+          {key::kReadyTcp, o.ready_tcp ? nlohmann::json(*o.ready_tcp) : nlohmann::json(nullptr)},
+          {key::kReadyDelayMs, o.ready_delay_ns ? nlohmann::json(static_cast<double>(*o.ready_delay_ns) / 1e6)
+                                                : nlohmann::json(nullptr)},
           // a command writes no ops.jsonl; the report reads the samples only
-          {"op_lines", o.command.empty()}};
+          {key::kOpLines, o.command.empty()}};
 }
 
 }  // namespace cgmem::lab

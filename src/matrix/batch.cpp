@@ -60,7 +60,7 @@ Result<Batch> start_batch(const MatrixSpec& spec, const MatrixOptions& o, const 
                 "give --out a new or empty directory: a batch removes and rewrites what is inside it");
   fs::create_directories(b.dir, ec);
   if (ec) return fail("matrix: create the batch directory: " + ec.message(), b.dir, "pick another --out");
-  b.json = {{"schema", 1}, {"name", spec.name}, {"spec", fs::absolute(spec.path).string()},
+  b.json = {{"schema", run_format::kBatchSchema}, {"name", spec.name}, {"spec", fs::absolute(spec.path).string()},
             {"claim", spec.claim ? Json(*spec.claim) : Json(nullptr)},
             {"claim_sha256", claim ? Json(*claim) : Json(nullptr)}, {"started_at", iso_utc(std::time(nullptr))}, {"code", o.code}};
   if (const KernelSpec* k = planned_kernel(spec, o.plan)) b.json["kernel"] = kernel_json(*k);

@@ -48,7 +48,7 @@ Result<Json> open_index(const MatrixSpec& spec, const MatrixOptions& o, const st
                 "give --out a new or empty directory: a batch removes and rewrites what is inside it");
   fs::create_directories(o.out_dir, ec);
   if (ec) return fail("matrix: create the batch directory: " + ec.message(), o.out_dir, "pick another --out");
-  return Json{{"schema", 1}, {"name", spec.name}, {"spec", fs::absolute(spec.path).string()},
+  return Json{{"schema", run_format::kBatchSchema}, {"name", spec.name}, {"spec", fs::absolute(spec.path).string()},
               {"claim", spec.claim ? Json(*spec.claim) : Json(nullptr)},
               {"claim_sha256", claim ? Json(*claim) : Json(nullptr)}, {"started_at", iso_utc(std::time(nullptr))},
               {"code", o.code}};

@@ -19,6 +19,9 @@ namespace cgmem::report {
 
 namespace fs = std::filesystem;
 namespace sample_key = run_format::sample_key;
+namespace meta_key = run_format::meta_key;
+namespace limit_key = run_format::limit_key;
+namespace spec_key = run_format::spec_key;
 
 namespace {
 
@@ -60,26 +63,26 @@ HostSwap get_host_swap(const Json& h) {
 
 void read_meta_parts(const Json& j, Meta& m) {
   const Json empty = Json::object();
-  const Json* spec = child(j, "spec");
-  const Json* work = child(j, "workload");
-  const Json* host = child(j, "host");
-  const Json* code = child(j, "code");
-  if (const Json* limits = child(j, "limits")) {
-    m.max = get_limit(*limits, "max");
-    m.high = get_limit(*limits, "high");
-    m.swap_max = get_limit(*limits, "swap_max");
-    m.swap_high = get_limit(*limits, "swap_high");
-    if (auto shift = get_u64(*limits, "high_throttle")) m.high_throttle = static_cast<uint32_t>(*shift);
+  const Json* spec = child(j, meta_key::kSpec);
+  const Json* work = child(j, meta_key::kWorkload);
+  const Json* host = child(j, meta_key::kHost);
+  const Json* code = child(j, meta_key::kCode);
+  if (const Json* limits = child(j, meta_key::kLimits)) {
+    m.max = get_limit(*limits, limit_key::kMax);
+    m.high = get_limit(*limits, limit_key::kHigh);
+    m.swap_max = get_limit(*limits, limit_key::kSwapMax);
+    m.swap_high = get_limit(*limits, limit_key::kSwapHigh);
+    if (auto shift = get_u64(*limits, limit_key::kHighThrottle)) m.high_throttle = static_cast<uint32_t>(*shift);
   }
   const Json& s = spec ? *spec : empty;
-  m.cpu = get_int(s, "cpu");
-  m.sampler_cpu = get_int(s, "sampler_cpu");
-  m.sampler_shares_cpu = get_bool(s, "sampler_shares_cpu");
-  m.traced = get_bool(s, "trace").value_or(false);
-  m.interval_ms = get_f64(s, "interval_ms").value_or(0);
-  m.cap_s = get_f64(s, "cap_s").value_or(0);
-  m.neighbour_ms = get_f64(s, "neighbour_interval_ms");
-  m.neighbours = static_cast<unsigned>(std::min<uint64_t>(get_u64(s, "neighbours").value_or(m.neighbour_ms ? 1 : 0), UINT32_MAX));
+  m.cpu = get_int(s, spec_key::kCpu);
+  m.sampler_cpu = get_int(s, spec_key::kSamplerCpu);
+  m.sampler_shares_cpu = get_bool(s, spec_key::kSamplerSharesCpu);
+  m.traced = get_bool(s, spec_key::kTrace).value_or(false);
+  m.interval_ms = get_f64(s, spec_key::kIntervalMs).value_or(0);
+  m.cap_s = get_f64(s, spec_key::kCapS).value_or(0);
+  m.neighbour_ms = get_f64(s, spec_key::kNeighbourIntervalMs);
+  m.neighbours = static_cast<unsigned>(std::min<uint64_t>(get_u64(s, spec_key::kNeighbours).value_or(m.neighbour_ms ? 1 : 0), UINT32_MAX));
   const Json& w = work ? *work : empty;
   m.chunk_bytes = get_u64(w, "chunk_bytes").value_or(m.chunk_bytes);
   m.target_bytes = get_u64(w, "target_bytes").value_or(0);
@@ -90,13 +93,13 @@ void read_meta_parts(const Json& j, Meta& m) {
   m.file = get_str(w, "file").has_value();
   m.set_own_high = get_u64(w, "set_own_high");
   m.command = get_str(w, "kind").value_or("") == "command";
-  for (auto [from, into] : {std::pair{child(w, "argv"), &m.command_argv}, std::pair{child(s, "load"), &m.load_argv},
-                            std::pair{child(s, "workload_args"), &m.workload_args}})
+  for (auto [from, into] : {std::pair{child(w, "argv"), &m.command_argv}, std::pair{child(s, spec_key::kLoad), &m.load_argv},
+                            std::pair{child(s, spec_key::kWorkloadArgs), &m.workload_args}})
     if (from && from->is_array())
       for (const auto& word : *from)
         if (word.is_string()) into->push_back(word.get<std::string>());
-  if (auto port = get_u64(s, "ready_tcp"); port && *port > 0 && *port <= 65535) m.ready_tcp = static_cast<uint16_t>(*port);
-  m.ready_delay_ms = get_f64(s, "ready_delay_ms");
+  if (auto port = get_u64(s, spec_key::kReadyTcp); port && *port > 0 && *port <= 65535) m.ready_tcp = static_cast<uint16_t>(*port);
+  m.ready_delay_ms = get_f64(s, spec_key::kReadyDelayMs);
   const Json& h = host ? *host : empty;
   m.kernel = get_str(h, "kernel").value_or("");
   m.hz = get_int(h, "hz").value_or(0);
@@ -121,24 +124,24 @@ std::unexpected<Error> bad_meta(const std::string& path, const std::string& key,
 // size of 0 divided by zero) nor a silent default.
 Result<void> check_meta(const Json& j, const std::string& path) {
   const Json empty = Json::object();
-  const Json* host = child(j, "host");
-  const Json* work = child(j, "workload");
-  const Json* limits = child(j, "limits");
-  const Json* spec = child(j, "spec");
+  const Json* host = child(j, meta_key::kHost);
+  const Json* work = child(j, meta_key::kWorkload);
+  const Json* limits = child(j, meta_key::kLimits);
+  const Json* spec = child(j, meta_key::kSpec);
   auto page = get_u64(host ? *host : empty, "page_size");
   if (host && child(*host, "page_size") && (!page || !model::plausible_page_size(*page)))
     return bad_meta(path, "host.page_size", *child(*host, "page_size"), model::kPageSizeRange);
   auto hz = get_i64(host ? *host : empty, "hz");
   if (host && child(*host, "hz") && !child(*host, "hz")->is_null() && (!hz || !model::plausible_hz(*hz)))
     return bad_meta(path, "host.hz", *child(*host, "hz"), model::kHzRange);
-  for (const char* key : {"max", "high", "swap_max", "swap_high"}) {
+  for (const char* key : {limit_key::kMax, limit_key::kHigh, limit_key::kSwapMax, limit_key::kSwapHigh}) {
     const Json* v = limits ? child(*limits, key) : nullptr;
     bool ok = !v || v->is_null() || (v->is_string() && v->get<std::string>() == "max") || get_u64(*limits, key);
     if (!ok) return bad_meta(path, fmt::format("limits.{}", key), *v, "bytes, \"max\" or null");
   }
   // The RFC's memory.high.throttle: the kernel takes 0 to 32.
-  if (const Json* v = limits ? child(*limits, "high_throttle") : nullptr; v && !v->is_null()) {
-    auto shift = get_u64(*limits, "high_throttle");
+  if (const Json* v = limits ? child(*limits, limit_key::kHighThrottle) : nullptr; v && !v->is_null()) {
+    auto shift = get_u64(*limits, limit_key::kHighThrottle);
     if (!shift || *shift > 32) return bad_meta(path, "limits.high_throttle", *v, "a shift of 0 to 32 or null");
   }
   if (const Json* chunk = work ? child(*work, "chunk_bytes") : nullptr) {
@@ -148,7 +151,7 @@ Result<void> check_meta(const Json& j, const std::string& path) {
   }
   if (const Json* procs = work ? child(*work, "procs") : nullptr; procs && get_u64(*work, "procs").value_or(0) == 0)
     return bad_meta(path, "workload.procs", *procs, "1 or more processes");
-  for (const char* key : {"interval_ms", "cap_s"}) {
+  for (const char* key : {spec_key::kIntervalMs, spec_key::kCapS}) {
     const Json* v = spec ? child(*spec, key) : nullptr;
     if (v && !v->is_null() && get_f64(*spec, key).value_or(-1) < 0)
       return bad_meta(path, fmt::format("spec.{}", key), *v, "a duration of 0 or more");
@@ -213,12 +216,11 @@ Result<Meta> parse_meta(std::string_view text, const std::string& path) {
   }
   if (auto ok = check_meta(j, path); !ok) return std::unexpected(ok.error());
   Meta m;
-  m.schema = get_int(j, "schema").value_or(0);
-  m.name = get_str(j, "name").value_or("");
-  m.started_at = get_str(j, "started_at").value_or("");
-  m.started_mono_ns = get_i64(j, "started_mono_ns").value_or(0);
-  m.claim_sha256 = get_str(j, "claim_sha256");
-  m.simulated = get_bool(j, "simulated").value_or(false);
+  m.schema = get_int(j, meta_key::kSchema).value_or(0);
+  m.name = get_str(j, meta_key::kName).value_or("");
+  m.started_at = get_str(j, meta_key::kStartedAt).value_or("");
+  m.started_mono_ns = get_i64(j, meta_key::kStartedMonoNs).value_or(0);
+  m.claim_sha256 = get_str(j, meta_key::kClaimSha256);
   read_meta_parts(j, m);
   return m;
 }

@@ -294,7 +294,7 @@ Result<Written> make_report(const Options& o) {
   }
   if (stopping()) return stopped();
   if (!plots.warning.empty()) w.notes.push_back(plots.warning);
-  w.json = {{"schema", 1}, {"notes", w.notes}, {"claims", claims_json(claims)}, {"runs", Json::array()}, {"groups", Json::array()},
+  w.json = {{"schema", kReportSchema}, {"notes", w.notes}, {"claims", claims_json(claims)}, {"runs", Json::array()}, {"groups", Json::array()},
             {"predictions", Json::array()}, {"plots", Json::array()}};
   for (const auto& s : sums) w.json["runs"].push_back(to_json(s));
   for (const auto& g : groups) w.json["groups"].push_back(to_json(g));

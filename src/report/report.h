@@ -16,6 +16,8 @@ namespace cgmem::report {
 // The file that marks a directory as a cgmem report, which a later report
 // may replace whole.
 inline constexpr char kReportMarker[] = ".cgmem-report";
+// report.json's "schema"; renaming or removing a key bumps it.
+inline constexpr int kReportSchema = 1;
 
 struct Options {
   std::vector<std::string> dirs;  // run directories or batch directories

@@ -96,7 +96,6 @@ struct Meta {
   uint64_t page_size = 4096;
   std::string code_version, git_commit, binary_hash;
   std::optional<std::string> claim_sha256;
-  bool simulated = false;
   // A `cgmem run --command` run (docs/own-program.md): no ops.jsonl; the
   // program's and the load generator's argv.
   bool command = false;

@@ -14,7 +14,9 @@
 namespace cgmem::run_format {
 
 // meta.json's "schema"; renaming or removing a key bumps it.
-inline constexpr int kSchema = 1;
+inline constexpr int kSchema = 2;  // 2: "simulated" removed (schema 1 is read the same)
+// batch.json's "schema" (a matrix batch, and a kernels batch's record).
+inline constexpr int kBatchSchema = 1;
 
 // The files of a run directory.
 inline constexpr char kMetaFile[] = "meta.json";
@@ -51,6 +53,55 @@ std::string_view to_string(Status status);
 // the name as it is.
 std::optional<Status> parse_status(std::string_view text);
 
+// The keys of meta.json, and of its "limits" and "spec" objects.
+namespace meta_key {
+inline constexpr char kSchema[] = "schema";
+inline constexpr char kName[] = "name";
+inline constexpr char kStartedAt[] = "started_at";            // ISO 8601, UTC
+inline constexpr char kStartedMonoNs[] = "started_mono_ns";   // CLOCK_MONOTONIC: t_ns 0 of ops and samples
+inline constexpr char kCgroup[] = "cgroup";
+inline constexpr char kLimits[] = "limits";      // what the kernel kept of each limit written
+inline constexpr char kSpec[] = "spec";          // how the run was set up
+inline constexpr char kWorkload[] = "workload";  // the workload's options, or {"kind": "command", "argv"}
+inline constexpr char kHost[] = "host";          // `cgmem host --json` at the start
+inline constexpr char kCode[] = "code";          // version, git_commit, binary_hash
+inline constexpr char kClaimSha256[] = "claim_sha256";  // the matrix's claim file, or null
+}  // namespace meta_key
+
+// meta.json "limits": bytes, or "max"; absent when not written.
+namespace limit_key {
+inline constexpr char kMin[] = "min";
+inline constexpr char kLow[] = "low";
+inline constexpr char kHigh[] = "high";
+inline constexpr char kMax[] = "max";
+inline constexpr char kSwapMax[] = "swap_max";
+inline constexpr char kSwapHigh[] = "swap_high";
+inline constexpr char kHighThrottle[] = "high_throttle";  // the RFC's shift
+inline constexpr char kIoDevice[] = "io_device";
+inline constexpr char kIoRbps[] = "io_rbps";
+inline constexpr char kIoWbps[] = "io_wbps";
+}  // namespace limit_key
+
+// meta.json "spec".
+namespace spec_key {
+inline constexpr char kCpu[] = "cpu";
+inline constexpr char kSamplerCpu[] = "sampler_cpu";
+inline constexpr char kSamplerSharesCpu[] = "sampler_shares_cpu";
+inline constexpr char kSamplerSharesCpuMeasured[] = "sampler_shares_cpu_measured";
+inline constexpr char kKernelLog[] = "kernel_log";
+inline constexpr char kIntervalMs[] = "interval_ms";
+inline constexpr char kCapS[] = "cap_s";
+inline constexpr char kNeighbourIntervalMs[] = "neighbour_interval_ms";
+inline constexpr char kNeighbours[] = "neighbours";
+inline constexpr char kTrace[] = "trace";
+inline constexpr char kWorkloadArgs[] = "workload_args";
+inline constexpr char kCommand[] = "command";
+inline constexpr char kLoad[] = "load";
+inline constexpr char kReadyTcp[] = "ready_tcp";
+inline constexpr char kReadyDelayMs[] = "ready_delay_ms";
+inline constexpr char kOpLines[] = "op_lines";  // false for a command: no ops.jsonl
+}  // namespace spec_key
+
 // The keys of outcome.json.
 namespace outcome_key {
 inline constexpr char kStatus[] = "status";
@@ -62,7 +113,19 @@ inline constexpr char kErrors[] = "errors";
 inline constexpr char kEvents[] = "events";        // memory.events at the end
 inline constexpr char kPeakBytes[] = "peak_bytes";  // memory.peak; null where the kernel has none
 inline constexpr char kTrace[] = "trace";           // a traced run's trace facts (trace_key below); absent otherwise
+inline constexpr char kOps[] = "ops";          // op lines written; null for a command
+inline constexpr char kSamples[] = "samples";  // sample lines written
+inline constexpr char kLoad[] = "load";        // a command's load generator (load_key below); absent without one
 }  // namespace outcome_key
+
+// outcome.json "load".
+namespace load_key {
+inline constexpr char kStarted[] = "started";
+inline constexpr char kStartedS[] = "started_s";  // since the run started; null when it never started
+inline constexpr char kEndedS[] = "ended_s";
+inline constexpr char kExitCode[] = "exit_code";
+inline constexpr char kSignal[] = "signal";
+}  // namespace load_key
 
 // A traced run: the keys of outcome.json's "trace" object and of trace.jsonl's lines.
 namespace trace_key {
