@@ -10,6 +10,7 @@
 #include "cli/cmd_watch_scan.h"
 #include "cli/signals.h"
 #include "cli/handlers.h"
+#include "common/clock.h"
 #include "common/duration.h"
 #include "common/exit_codes.h"
 #include "common/text.h"

@@ -12,6 +12,7 @@
 #include "cli/cmd_top_table.h"
 #include "cli/cmd_watch_scan.h"
 #include "cli/signals.h"
+#include "common/clock.h"
 #include "common/exit_codes.h"
 #include "common/text.h"
 #include "cli/handlers.h"

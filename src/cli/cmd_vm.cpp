@@ -8,13 +8,13 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "cli/app.h"
 #include "common/exit_codes.h"
 #include "cli/handlers.h"
 #include "cli/signals.h"
 #include "cli/version.h"
+#include "common/file.h"
 #include "kernel/resolve.h"
 #include "vm/session.h"
 
@@ -28,8 +28,7 @@ int report(const vm::VmOptions& options, const vm::VmRun& run, bool json) {
   fflush(stdout);
   if (!run.record_error.empty()) print_error("the run's record was not written: " + run.record_error);
   if (json) {
-    std::ifstream record(run.record);
-    fmt::print(stderr, "{}\n", nlohmann::json::parse(record, nullptr, false).dump());
+    fmt::print(stderr, "{}\n", nlohmann::json::parse(read_file_or_empty(run.record), nullptr, false).dump());
   } else {
     fmt::print(stderr, "cgmem vm: results in {} (console {}, record {})\n", run.out_dir, run.console_log,
                run.record);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <unordered_map>
 
+#include "common/clock.h"
 #include "host/probe.h"
 #include "cli/app.h"
 #include "cli/cmd_watch_scan.h"

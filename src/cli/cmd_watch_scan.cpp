@@ -91,10 +91,4 @@ nlohmann::json nothing_to_watch_json(const std::string& root, const std::string&
           {"reason", reason}};
 }
 
-double unix_time_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
-
 }  // namespace cgmem::cli

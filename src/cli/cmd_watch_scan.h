@@ -56,7 +56,4 @@ nlohmann::json nothing_to_watch_json(const std::string& root, const std::string&
 // A snapshot replayed with the tree flags (depth, match, hz).
 Result<watch::Replay> replay_snapshot(const std::string& dir, const TreeFlags& flags);
 
-// The wall clock, in seconds (CLOCK_MONOTONIC is common/clock.h's now_ns).
-double unix_time_s();
-
 }  // namespace cgmem::cli

@@ -1,6 +1,7 @@
 // The one monotonic clock: CLOCK_MONOTONIC, as the run directory's t_ns and
 // the kernel's own timestamps use. No allocation, safe in the hot loops.
-// And the one wall-clock stamp that records carry (started_at, built_at).
+// And the wall clock: the stamp records carry (started_at, built_at) and
+// the seconds that watch lines and the exporter's scans are stamped with.
 //
 // Clock is the same time behind an interface, for loops that tests drive:
 // a test's clock jumps to each deadline, so a 60 s cap is hit at once and
@@ -22,6 +23,13 @@ inline uint64_t now_ns() {
 }
 
 inline double now_s() { return static_cast<double>(now_ns()) / 1e9; }
+
+// CLOCK_REALTIME in seconds, with the fraction.
+inline double unix_time_s() {
+  timespec ts;
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
 
 class Clock {
  public:

@@ -82,6 +82,22 @@ Result<std::string> read_file(const std::string& path, std::string_view what, ui
 
 std::string read_file_or_empty(const std::string& path) { return read_file(path, path).value_or(""); }
 
+Result<std::string> read_prefix(const std::string& path, std::string_view what, size_t max_bytes) {
+  auto fd = open_regular(path, what);
+  if (!fd) return std::unexpected(fd.error());
+  std::string bytes(max_bytes, '\0');
+  size_t got = 0;
+  while (got < max_bytes) {
+    ssize_t n = ::read(fd->get(), bytes.data() + got, max_bytes - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return sys_error(fmt::format("read {}", what), path);
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  bytes.resize(got);
+  return bytes;
+}
+
 Result<void> write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());

@@ -50,6 +50,10 @@ Result<std::string> read_file(const std::string& path, std::string_view what, ui
 // missing file simply means nothing there yet.
 std::string read_file_or_empty(const std::string& path);
 
+// The first `max_bytes` of a regular file (fewer when it is shorter): the
+// header of an image or an executable.
+Result<std::string> read_prefix(const std::string& path, std::string_view what, size_t max_bytes);
+
 // write(2) of a whole buffer, retried on EINTR and short writes.
 Result<void> write_all(int fd, std::string_view data);
 

@@ -40,6 +40,9 @@ struct Report {
 // async-signal-safe calls may run (cgmem may have threads).
 struct ChildPlan {
   std::vector<char*> argv;
+  // argv[0] found on PATH before fork (execvp's search allocates, which is
+  // not safe after fork); null when not found, and then execvp reports it.
+  const char* file = nullptr;
   const char* cwd = nullptr;
   int stdio[3] = {kDevNull, kInherit, kInherit};
   bool own_group = false;
@@ -93,7 +96,8 @@ bool redirect(int source, int target) {
   }
   if (plan.cwd && ::chdir(plan.cwd) != 0) child_fail(plan.report_fd, kChdir);
   if (plan.procs_fd >= 0 && !write_own_pid(plan.procs_fd)) child_fail(plan.report_fd, kJoin);
-  ::execvp(plan.argv[0], plan.argv.data());
+  if (plan.file) ::execv(plan.file, plan.argv.data());
+  else ::execvp(plan.argv[0], plan.argv.data());
   child_fail(plan.report_fd, kExec);
 }
 
@@ -140,6 +144,8 @@ Result<Process> Process::start(const ProcessSpec& spec) {
   ChildPlan plan;
   for (const auto& word : spec.argv) plan.argv.push_back(const_cast<char*>(word.c_str()));
   plan.argv.push_back(nullptr);
+  std::optional<std::string> file = find_on_path(spec.argv[0]);
+  if (file) plan.file = file->c_str();
   plan.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
   plan.stdio[0] = spec.stdin_fd, plan.stdio[1] = spec.stdout_fd, plan.stdio[2] = spec.stderr_fd;
   plan.own_group = spec.own_group;
@@ -314,22 +320,30 @@ std::string command_line(const std::vector<std::string>& argv) {
   return out;
 }
 
-bool on_path(const std::string& name) {
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0;
+std::string search_path() {
   const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string candidate = dirs.substr(start, end - start);
-    candidate.append("/").append(name);
+  return path && *path ? path : kDefaultSearchPath;
+}
+
+std::optional<std::string> find_on_path(const std::string& name) {
+  auto runnable = [](const std::string& file) {
     struct stat st;
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
-      return true;
+    return ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(file.c_str(), X_OK) == 0;
+  };
+  if (name.empty()) return std::nullopt;
+  if (name.find('/') != std::string::npos) return runnable(name) ? std::optional(name) : std::nullopt;
+  const std::string dirs = search_path();
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = std::min(dirs.find(':', start), dirs.size());
+    if (end > start) {  // an empty entry would mean the working directory: never searched
+      std::string candidate = dirs.substr(start, end - start) + "/" + name;
+      if (runnable(candidate)) return candidate;
+    }
     start = end + 1;
   }
-  return false;
+  return std::nullopt;
 }
+
+bool on_path(const std::string& name) { return find_on_path(name).has_value(); }
 
 }  // namespace cgmem

@@ -1,7 +1,9 @@
 // Starting and waiting for other programs: the one launcher of cgmem (the
 // workload in its cgroup, qemu, make, gnuplot, `cgmem run` under the matrix,
 // the tools that build the VM's disk). fork, or clone3 straight into a
-// cgroup, then execvp; never a shell. The child reports a failure before exec
+// cgroup, then exec of the program found on PATH before the fork; never a
+// shell. (The workload's processes and the neighbour fork without exec: they
+// run cgmem's own code, lab/workload.cpp and lab/neighbour.cpp.) The child reports a failure before exec
 // through a close-on-exec pipe as (stage, errno), so a program that cannot
 // start is an Error saying which step failed, never an exit code to guess at.
 #pragma once
@@ -98,7 +100,13 @@ Result<Finished> run_program_to_file(const std::vector<std::string>& argv,
 std::string command_line(const std::vector<std::string>& argv);
 // Quotes one word for sh: as is when it is safe, else in single quotes.
 std::string shell_quote(const std::string& word);
-// True when `name` is an executable on PATH (or a path to one).
+// PATH, or kDefaultSearchPath where it is unset or empty.
+inline constexpr char kDefaultSearchPath[] = "/usr/local/bin:/usr/bin:/bin";
+std::string search_path();
+// The first regular, executable file called `name` in search_path()'s
+// directories, or `name` itself when it has a slash and is one.
+std::optional<std::string> find_on_path(const std::string& name);
+// True when find_on_path() finds it.
 bool on_path(const std::string& name);
 
 }  // namespace cgmem

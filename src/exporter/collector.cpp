@@ -16,12 +16,6 @@ double thread_cpu_s() {
   return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
 }
 
-double unix_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Collector>> Collector::open(CollectorOptions options) {
@@ -54,7 +48,7 @@ Result<void> Collector::scan(uint64_t now_ns) {
   auto rows = scanner_->scan(now_ns);
   if (!rows) return std::unexpected(rows.error());
   self_.scan_cpu_s = thread_cpu_s() - cpu0;
-  self_.last_scan_unix = unix_now();
+  self_.last_scan_unix = unix_time_s();
   items_.clear();
   self_.label_values_cut = 0;
   for (const watch::Row& row : *rows) {

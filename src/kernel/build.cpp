@@ -8,7 +8,6 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -103,7 +102,7 @@ class Build {
       auto text = patch_text(name);
       if (!text) return failed("patch", text.error().message());
       std::string file = tmp_ + "/" + name + ".patch";
-      std::ofstream(file, std::ios::binary) << *text;
+      if (auto written = write_file(file, *text); !written) return failed("patch", written.error().message());
       if (events_.note) events_.note("patch: " + name);
       if (auto ok = run("patch", {"patch", "-p1", "--forward", "--batch", "-i", file}, src()); !ok) return ok;
       applied_.push_back(name);
@@ -122,7 +121,7 @@ class Build {
   Result<void> configure() {
     std::string frag = tmp_ + "/fragment.config";
     std::string wanted = fragment(request_.inputs);
-    std::ofstream(frag, std::ios::binary) << wanted;
+    if (auto written = write_file(frag, wanted); !written) return failed("configure", written.error().message());
     if (auto ok = run("configure", {"make", "tinyconfig"}, src()); !ok) return ok;
     if (auto ok = run("configure", {"sh", "scripts/kconfig/merge_config.sh", "-m", ".config", frag}, src()); !ok)
       return ok;
@@ -138,14 +137,14 @@ class Build {
   Result<void> compile(uint64_t expected) {
     auto start = std::chrono::steady_clock::now();
     uint64_t compiled = 0;
-    std::streamoff offset = static_cast<std::streamoff>(fs::file_size(log()));
+    // The log is read from where this step started; what was there before
+    // is earlier steps' output.
+    size_t offset = read_file_or_empty(log()).size();
     std::string partial;
     auto tick = [&] {
-      std::ifstream in(log(), std::ios::binary);
-      in.seekg(offset);
-      std::string fresh((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      offset += static_cast<std::streamoff>(fresh.size());
-      partial += fresh;
+      std::string whole = read_file_or_empty(log());
+      if (whole.size() > offset) partial.append(whole, offset);
+      offset = std::max(offset, whole.size());
       size_t cut = partial.rfind('\n');
       if (cut != std::string::npos) {
         compiled += count_compiled(partial.substr(0, cut + 1));
@@ -180,7 +179,8 @@ class Build {
     entry.seconds = seconds_so_far;
     entry.objects = objects_;
     entry.image_bytes = fs::file_size(entry_dir() + "/bzImage", ec);
-    std::ofstream(entry_dir() + "/" + kEntryFile) << entry_json(entry);
+    if (auto written = write_file_atomic(entry_dir() + "/" + kEntryFile, entry_json(entry)); !written)
+      return failed("install", written.error().message());
     // Replace an older entry of the same key (--force) by moving it aside first.
     if (fs::exists(final_dir())) {
       if (!request_.force) {

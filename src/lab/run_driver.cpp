@@ -36,9 +36,10 @@ namespace files = cgroup::files;
 using cgroup::Cgroup;
 
 volatile sig_atomic_t g_stop_signal = 0;
-volatile sig_atomic_t g_child_changed = 0;
 extern "C" void on_stop(int signal) { g_stop_signal = signal; }
-extern "C" void on_child(int) { g_child_changed = 1; }
+// Nothing to record: a caught SIGCHLD only ends the tick sleep early, so a
+// child's exit is reaped at once instead of at the next tick.
+extern "C" void on_child(int) {}
 
 // Installs the driver's handlers for its lifetime (no SA_RESTART: a signal
 // wakes the tick sleep). exec resets caught handlers, so the workload gets
@@ -47,7 +48,6 @@ class SignalScope {
  public:
   SignalScope() {
     g_stop_signal = 0;
-    g_child_changed = 0;
     struct sigaction stop{}, child{};
     stop.sa_handler = on_stop;
     child.sa_handler = on_child;
@@ -64,6 +64,8 @@ class SignalScope {
  private:
   struct sigaction old_int_{}, old_term_{}, old_child_{};
 };
+
+constexpr char kNotDelegatedHint[] = "the parent is not delegated to this user: pass --parent a delegated cgroup";
 
 Result<void> pin_self(unsigned cpu) {
   cpu_set_t set;
@@ -184,8 +186,7 @@ Result<void> Experiment::open_parent() {
     if (error.err == EBUSY)
       error.hint = "the parent has processes of its own (cgroup v2's no-internal-process rule): "
                    "pass --parent a cgroup that only has children";
-    if (error.err == EACCES || error.err == EPERM)
-      error.hint = "the parent is not delegated to this user: pass --parent a delegated cgroup";
+    if (error.err == EACCES || error.err == EPERM) error.hint = kNotDelegatedHint;
     return std::unexpected(error);
   }
   // io.stat for the samples, when the io controller is there.
@@ -202,8 +203,7 @@ Result<Cgroup> Experiment::create_marked(const std::string& name) {
     if (error.err == EEXIST)
       error.hint = "a cgroup of that name exists: choose another --name, or run `cgmem gc` "
                    "if a killed run left it";
-    if (error.err == EACCES || error.err == EPERM)
-      error.hint = "the parent is not delegated to this user: pass --parent a delegated cgroup";
+    if (error.err == EACCES || error.err == EPERM) error.hint = kNotDelegatedHint;
     return std::unexpected(error);
   }
   auto marked = set_mark(child->path(), Mark{::getpid(), dir_->path()});

@@ -1,7 +1,8 @@
 #include "vm/bzimage.h"
 
 #include <cstdint>
-#include <fstream>
+
+#include "common/file.h"
 
 namespace cgmem::vm {
 
@@ -53,12 +54,9 @@ Result<Payload> bzimage_payload(std::string_view bytes, const std::string& path)
 }
 
 Result<std::string> read_bzimage_release(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sys_error("open the kernel image", path);
-  std::string bytes(1 << 16, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  bytes.resize(static_cast<size_t>(in.gcount()));
-  return bzimage_release(bytes, path);
+  auto bytes = read_prefix(path, "the kernel image", 1 << 16);
+  if (!bytes) return std::unexpected(bytes.error());
+  return bzimage_release(*bytes, path);
 }
 
 }  // namespace cgmem::vm

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
+#include "common/file.h"
 #include "common/process.h"
 
 namespace fs = std::filesystem;
@@ -14,12 +14,7 @@ namespace cgmem::vm {
 
 namespace {
 
-Result<void> write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out) return sys_error("write", path);
-  return {};
-}
+Result<void> write_text(const fs::path& path, const std::string& text) { return write_file(path.string(), text); }
 
 }  // namespace
 

@@ -1,10 +1,12 @@
 #include "vm/elf.h"
 
 #include <elf.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
+
+#include "common/file.h"
 
 namespace cgmem::vm {
 
@@ -27,19 +29,22 @@ Result<bool> is_static_elf(std::string_view bytes, const std::string& path) {
 }
 
 Result<bool> has_pvh_note(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sys_error("open", path);
+  auto fd = open_regular(path, "the kernel");
+  if (!fd) return std::unexpected(fd.error());
+  // The bytes at `offset`, all of them, or false.
+  auto read_at = [&](void* into, size_t size, uint64_t offset) {
+    return ::pread(fd->get(), into, size, static_cast<off_t>(offset)) == static_cast<ssize_t>(size);
+  };
   Elf64_Ehdr header;
-  if (!in.read(reinterpret_cast<char*>(&header), sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+  if (!read_at(&header, sizeof header, 0) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
     return fail("not an ELF file", path);
   for (size_t i = 0; i < header.e_phnum; ++i) {
     Elf64_Phdr program;
-    in.seekg(static_cast<std::streamoff>(header.e_phoff + i * header.e_phentsize));
-    if (!in.read(reinterpret_cast<char*>(&program), sizeof program)) return fail("truncated ELF program headers", path);
+    if (!read_at(&program, sizeof program, header.e_phoff + i * header.e_phentsize))
+      return fail("truncated ELF program headers", path);
     if (program.p_type != PT_NOTE || program.p_filesz > (1u << 20)) continue;
     std::string notes(program.p_filesz, '\0');
-    in.seekg(static_cast<std::streamoff>(program.p_offset));
-    if (!in.read(notes.data(), static_cast<std::streamsize>(notes.size()))) return fail("truncated ELF note", path);
+    if (!read_at(notes.data(), notes.size(), program.p_offset)) return fail("truncated ELF note", path);
     // Each note: namesz, descsz, type (u32 each), name and desc padded to 4.
     for (size_t at = 0; at + 12 <= notes.size();) {
       Elf64_Nhdr note;
@@ -53,12 +58,9 @@ Result<bool> has_pvh_note(const std::string& path) {
 }
 
 Result<bool> is_static_executable(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sys_error("open", path);
-  std::string bytes(1 << 16, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  bytes.resize(static_cast<size_t>(in.gcount()));
-  return is_static_elf(bytes, path);
+  auto bytes = read_prefix(path, "the executable", 1 << 16);
+  if (!bytes) return std::unexpected(bytes.error());
+  return is_static_elf(*bytes, path);
 }
 
 }  // namespace cgmem::vm

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
 
+#include "common/file.h"
 #include "common/process.h"
 
 namespace fs = std::filesystem;
@@ -63,11 +62,7 @@ std::vector<std::string> module_depends(std::string_view ko_bytes) {
 Result<std::string> read_module(const std::string& path) {
   std::string tool = path.ends_with(".xz") ? "xz" : path.ends_with(".zst") ? "zstd" : path.ends_with(".gz") ? "gzip" : "";
   if (tool.empty()) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return sys_error("read the module", path);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return bytes.str();
+    return read_file(path, "the module");
   }
   auto out = run_program({tool, "-dc", path});
   if (!out) return std::unexpected(out.error());

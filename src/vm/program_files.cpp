@@ -7,10 +7,11 @@
 #include <deque>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <optional>
 #include <set>
+#include <sstream>
 
+#include "common/file.h"
 #include "vm/elf_deps.h"
 
 namespace cgmem::vm {
@@ -30,8 +31,8 @@ std::string trim(std::string line) {
 }
 
 void read_conf(const std::string& path, std::vector<std::string>& dirs, int depth) {
-  std::ifstream in(path);
-  if (!in || depth > 8) return;  // include loops end here
+  if (depth > 8) return;  // include loops end here
+  std::istringstream in(read_file_or_empty(path));
   for (std::string line; std::getline(in, line);) {
     line = trim(line);
     if (line.empty() || line.starts_with("hwcap ")) continue;
@@ -49,19 +50,12 @@ void read_conf(const std::string& path, std::vector<std::string>& dirs, int dept
 }
 
 Result<std::string> find_program(const std::string& program) {
+  if (auto found = find_on_path(program)) return *found;
   if (program.find('/') != std::string::npos) {
     if (::access(program.c_str(), X_OK) != 0) return sys_error("--program: run", program);
-    return program;
+    return fail(fmt::format("--program {}: not a regular file", program));
   }
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (size_t start = 0; start <= dirs.size();) {
-    size_t end = std::min(dirs.find(':', start), dirs.size());
-    std::string candidate = dirs.substr(start, end - start) + "/" + program;
-    if (end > start && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return fail(fmt::format("--program {}: not found in PATH ({})", program, dirs), {},
+  return fail(fmt::format("--program {}: not found in PATH ({})", program, search_path()), {},
               "give its path, or install it (e.g. apt-get install redis-server)");
 }
 

@@ -32,6 +32,28 @@ bool ended_within(pid_t pid, std::chrono::milliseconds limit) {
   return false;
 }
 
+// PATH is searched the same way for every caller: regular executable files
+// only, in order, empty entries skipped (they would mean the working
+// directory).
+TEST(FindOnPath, TakesTheFirstRegularExecutableFile) {
+  TempDir a, b;
+  namespace fs = std::filesystem;
+  fs::create_directory(a.dir() / "tool");                 // a directory is not a program
+  std::ofstream(b.dir() / "plain") << "not executable\n";  // nor a file without x
+  std::ofstream(b.dir() / "tool") << "#!/bin/sh\n";
+  fs::permissions(b.dir() / "tool", fs::perms::owner_all);
+  const char* saved = std::getenv("PATH");
+  std::string old = saved ? saved : "";
+  ::setenv("PATH", (":" + a.path() + "::" + b.path()).c_str(), 1);
+  EXPECT_EQ(find_on_path("tool"), (b.dir() / "tool").string());
+  EXPECT_FALSE(find_on_path("plain"));
+  EXPECT_FALSE(find_on_path("absent"));
+  EXPECT_EQ(find_on_path((b.dir() / "tool").string()), (b.dir() / "tool").string());
+  EXPECT_FALSE(find_on_path((a.dir() / "tool").string()));
+  EXPECT_FALSE(find_on_path(""));
+  ::setenv("PATH", old.c_str(), 1);
+}
+
 TEST(Process, ExecFailureSaysWhichStepAndWhy) {
   auto started = Process::start({.argv = {"/nonexistent/program"}});
   ASSERT_FALSE(started);
