@@ -19,8 +19,8 @@
 // A file that does not exist (memory.swap.* without CONFIG_SWAP, zswap on
 // Debian's kernels) is not read and keeps its default.
 //
-// A Sample is plain data (no heap): the exporter (issue 12) and the guard
-// (issue 15) read the same struct through Row (watch/row.h).
+// A Sample is plain data (no heap): the exporter and the guard read the
+// same struct through Row (watch/scanner.h).
 #pragma once
 
 #include <array>

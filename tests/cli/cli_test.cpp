@@ -67,7 +67,7 @@ TEST(Cli, VersionJson) {
 
 }  // namespace
 
-// Issue 18: unsigned flags took -1 as 2^64 - 1 (a churn that never ends).
+// Unsigned flags refuse -1 (as 2^64 - 1 it would be a churn that never ends).
 TEST(Cli, UnsignedFlagsRejectSignsAndOverflow) {
   auto minus = run("workload --target 1M --churn -1");
   EXPECT_EQ(minus.code, 2);
@@ -100,14 +100,14 @@ TEST(Cli, RunNeighboursOutOfRangeIsAUsageError) {
             "or fewer --neighbours)");
 }
 
-// Issue 18: a --target above RAM is refused as `run` refuses such limits.
+// A --target above RAM is refused as `run` refuses such limits.
 TEST(Cli, WorkloadTargetAboveRamIsRefused) {
   auto out = run("workload --target 64T");
   EXPECT_EQ(out.code, 2);
   EXPECT_NE(out.text.find("cgmem: error: --target 64TiB is above this machine's RAM ("), std::string::npos) << out.text;
 }
 
-// Issue 18: a missing --proc printed "RAM 0B" as a fact.
+// A missing --proc is an error, not "RAM 0B" printed as a fact.
 TEST(Cli, HostRefusesAMissingProc) {
   auto out = run("host --proc /nonexistent");
   EXPECT_EQ(out.code, 2);

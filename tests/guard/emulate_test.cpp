@@ -166,12 +166,12 @@ TEST(EmulateShift, NextToAPeriodicNeighbourWithSlowChargesItIsOnTime) {
   // the period from 29.9 MiB on, so it buys one page per sleep there and
   // memory.current swings by a batch between samples; the shifted kernel at
   // S = 2 does the same from about 30.4 MiB (its sleep plus the 40 ms), which
-  // is most of its time to memory.max. Before the windows the guard measured
-  // 6.0 to 6.8 drains/s and 0.4 to 0.6 ms per event here and killed at 0.53
-  // and 0.70 of the S = 2 kernel's time (seeds 7, 8), at 0.34 to 0.58 at S = 3;
-  // now at 1.03 to 1.07 and 0.97 to 1.03. (The real kernel under TCG is
-  // awake only 2 to 4 ms per sleeping charge, docs/guard.md; 40 ms is the
-  // harder case.)
+  // is most of its time to memory.max. Measured per interval instead of over
+  // windows, this crawl gives 6.0 to 6.8 drains/s and 0.4 to 0.6 ms per event
+  // and a kill at 0.53 and 0.70 of the S = 2 kernel's time (seeds 7, 8), 0.34
+  // to 0.58 at S = 3; over windows 1.03 to 1.07 and 0.97 to 1.03. (The real
+  // kernel under TCG is awake only 2 to 4 ms per sleeping charge,
+  // docs/measurements/guard.md; 40 ms is the harder case.)
   for (uint32_t seed : {7u, 8u, 9u}) {
     const Scene scene{.period = 0.1, .spread = 0.1, .per_event_s = 0.040 / 17, .seed = seed};
     for (uint32_t shift : {2u, 3u, 4u, 6u, 8u}) {

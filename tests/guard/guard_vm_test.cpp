@@ -70,7 +70,7 @@ TEST_F(GuardVm, TheLeakIsKilledWithinTPlusOneIntervalAndTheLineSaysWhy) {
 TEST_F(GuardVm, AProgramThatFitsIsLeftAloneByTheLeakRule) {
   // It allocates its last chunks over memory.high at one page per sleep
   // (its growth for 40 s) and is then flat; the rise counts from memory.high,
-  // so it stays under the rule's 2M (docs/guard.md).
+  // so it stays under the rule's 2M (docs/measurements/guard.md).
   EXPECT_TRUE(decisions(acting_, "/fit").empty()) << decisions(acting_, "/fit").front().dump();
   // It was throttled all along: its operations slept.
   std::vector<double> lat;

@@ -125,10 +125,10 @@ TEST(KernelThrottle, ShiftOneHalvesTheSleepAtTheSameOverage) {
 }
 
 // The guard's emulate-shift S against this kernel at memory.high.throttle S
-// (bench/guard_vs_kernel_guest.sh in the guest; docs/guard.md has the
-// benchmark's five runs). kS: the kernel's own OOM kill; gS: the guard's
-// kill, at throttle 0. The bounds are wider than the 20%, which
-// holds for the median of five runs: single runs at S = 2 gave 0.88 to 1.21
+// (bench/guard_vs_kernel_guest.sh in the guest; docs/measurements/guard.md
+// has the benchmark's five runs). kS: the kernel's own OOM kill; gS: the
+// guard's kill, at throttle 0. The bounds are wider than the 20% the median
+// of five runs holds to: single runs at S = 2 gave 0.88 to 1.21
 // (eight runs) and at S = 4, whose kernel kills in under a second and the
 // guard decides once per 100 ms, 1.02 to 1.22 (five runs).
 struct Outcome {

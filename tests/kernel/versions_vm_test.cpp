@@ -73,7 +73,7 @@ TEST(KernelVersionsVm, AloneItSleepsOncePerBatch) {
 // once per op: high-event rises of 17 to 18 per op, a few of 35 to 239
 // (2 to 14 sleeps), never 1088 (64), in three boots on 2026-12-01, where
 // 6.12 in the same script gave 1088; a fourth boot, in a loaded CI run on
-// 2026-12-02, gave a median of 5. What keeps 6.1's stock is not found yet
+// 2026-12-02, gave a median of 5. What keeps 6.1's stock is not known
 // (docs/kernel.md), and how much of it varies, so on 6.1 the test pins
 // only that the per-page regime (64 sleeps per op) does not come. With 7
 // slots nothing evicts the workload's page, and one sleep per batch is

@@ -1,6 +1,6 @@
-// Issue 18: `cgmem gc --parent DIR` on a plain directory read its
-// cgroup.procs and SIGKILLed the pids listed there. Nothing outside a
-// cgroup2 file system is read for pids, signalled or removed.
+// `cgmem gc --parent DIR` on a plain directory must not read a cgroup.procs
+// there and SIGKILL the pids it lists: nothing outside a cgroup2 file
+// system is read for pids, signalled or removed.
 #include "lab/gc.h"
 
 #include <gtest/gtest.h>

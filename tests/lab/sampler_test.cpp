@@ -72,8 +72,8 @@ TEST(Sampler, FollowsCgroupProcsAndLeavesOutMissingFiles) {
   EXPECT_EQ(third["procs"], nlohmann::json::parse(R"([{"pid":999}])"));
 }
 
-// Issue 19: a file that could not be read was dropped from the line with no
-// trace. It is named with its errno, and the tick counts it.
+// A file that could not be read is not just left out of the line: it is
+// named with its errno, and the tick counts it.
 TEST(Sampler, AFileThatCannotBeReadIsNamedNotDropped) {
   ThrottledTree tree;
   auto sampler = Sampler::open(tree.cgroup, tree.proc_root);

@@ -89,7 +89,7 @@ TEST(Workload, FileReadsTheTargetThenRandomChunksAndRemovesWhatItMade) {
   EXPECT_FALSE(std::filesystem::exists(file));
 }
 
-// Issue 18: an existing file is read as it is, never written nor removed.
+// An existing file is read as it is, never written nor removed.
 TEST(Workload, FileThatExistsIsReadAndKept) {
   ThrottledTree tree;
   std::string file = tree.tmp.path() + "/theirs";

@@ -133,8 +133,8 @@ TEST(TranslateCli, UpstreamEdgeCasesWithSources) {
 
 namespace {
 
-// Issue 18: --hz "" and --page-size "" skipped their checks and became 0
-// (a working set 3.8% over memory.high was judged "fits").
+// --hz "" and --page-size "" are errors, not 0 (as 0 they would skip their
+// checks, and a working set 3.8% over memory.high would be judged "fits").
 TEST(TranslateCli, EmptyHzAndPageSizeAreErrors) {
   auto hz = run("systemd -p MemoryHigh=1G --working-set 1100M --hz ''");
   EXPECT_EQ(hz.code, 2);
@@ -144,7 +144,7 @@ TEST(TranslateCli, EmptyHzAndPageSizeAreErrors) {
   EXPECT_TRUE(has(page, "cgmem: error: --page-size: '' is not a whole number")) << page.text;
 }
 
-// Issue 18: `translate compose /dev/zero` read forever.
+// `translate compose /dev/zero` ends at once: a file is read up to its bound.
 TEST(TranslateCli, ADeviceAsTheFileEndsAtOnce) {
   auto o = cgmem::testing::run_shell("timeout 20 " + std::string(CGMEM_BINARY) + " translate compose /dev/zero 2>&1");
   EXPECT_EQ(o.code, 1) << o.text;  // 124 would be the timeout
@@ -154,7 +154,7 @@ TEST(TranslateCli, ADeviceAsTheFileEndsAtOnce) {
 
 namespace {
 
-// Issue 19: the kubelet's reservation policy and swap behaviour are read
+// The kubelet's reservation policy and swap behaviour are read
 // once, at the flag, into enums; a name the kubelet does not know is refused
 // there with the names it does. Which names a version takes is still the
 // kubelet's own check.

@@ -156,7 +156,7 @@ TEST_F(MatrixRunner, ResumeRefusesAChangedClaim) {
   EXPECT_EQ(r.error().message().substr(0, 53), "matrix: the claim changed since the batch started (sh");
 }
 
-// Issue 18: a new batch never writes into (and later removes from) a
+// A new batch never writes into (and later removes from) a
 // directory that already holds the user's files.
 TEST_F(MatrixRunner, ANewBatchRefusesADirectoryWithOtherFiles) {
   fs::create_directories(tmp_ / "batch/scratch");
@@ -171,7 +171,7 @@ TEST_F(MatrixRunner, ANewBatchRefusesADirectoryWithOtherFiles) {
   EXPECT_EQ(read(tmp_ / "batch/scratch/thesis.tex"), "mine");
 }
 
-// Issue 18: resuming removes an unfinished run's directory only when it is
+// Resuming removes an unfinished run's directory only when it is
 // one: not a link to elsewhere, not a directory of the user's.
 TEST_F(MatrixRunner, ResumeRemovesOnlyCgmemRunDirectories) {
   launcher_.finish = false;

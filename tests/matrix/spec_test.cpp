@@ -29,10 +29,10 @@ TEST(MatrixSha256, AMissingFileIsAnError) {
             "open the claim file: /nonexistent/CLAIM.md: No such file or directory (the spec's `claim` (or --claim) "
             "names a file, relative to the spec)");
   auto dir = sha256_file("/");
-  ASSERT_FALSE(dir.has_value());  // issue 18: a directory hashed as empty
+  ASSERT_FALSE(dir.has_value());  // not hashed as empty
   EXPECT_EQ(dir.error().message(), "the claim file is a directory: / (give the path of a regular file)");
   auto zero = sha256_file("/dev/zero");
-  ASSERT_FALSE(zero.has_value());  // issue 18: hashed forever
+  ASSERT_FALSE(zero.has_value());  // not hashed forever
   EXPECT_EQ(zero.error().message(), "the claim file is a character device: /dev/zero (give the path of a regular file)");
 }
 
@@ -101,7 +101,7 @@ std::string spec_error_of(const std::string& text) {
 
 constexpr const char* kTail = " (see docs/matrix.md for the format)";
 
-// Issue 18: a name becomes a run directory the runner may remove; it must
+// A name becomes a run directory the runner may remove; it must
 // stay one safe component inside the batch.
 TEST(MatrixSpec, NamesAreOneSafePathComponent) {
   const std::string hint =
@@ -121,7 +121,7 @@ TEST(MatrixSpec, NamesAreOneSafePathComponent) {
   EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a.1_x-2\"\n[[workloads]]\nname = \"W9\"\n"), "accepted");
 }
 
-// Issue 18: values of the wrong type were ignored or wrapped.
+// Values of the wrong type or out of range are errors, not ignored or wrapped.
 TEST(MatrixSpec, RepsAndSeedMustBeIntegersInRange) {
   const std::string body = "[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"w\"\n";
   EXPECT_EQ(spec_error_of("reps = \"2\"\n" + body), std::string("matrix spec: reps must be an integer (string given): s.toml") + kTail);

@@ -143,7 +143,8 @@ TEST(CliModel, BadInputErrorsWordForWord) {
                "--usage: invalid size 'max': 'max' is not allowed here" + hint);
   expect_error("model penalty --usage 1M --high 1M --shift 33", "--shift: 33 is out of range (0 to 32)");
   expect_error("model penalty --usage 1M --high 1M --hz 0", "--hz: 0 is out of range (1 to 100000)");
-  // Issue 18: CLI11 alone read -1 as 2^64 - 1, 010 as octal and "" as 0.
+  // CLI11 alone would read -1 as 2^64 - 1, 010 as octal and "" as 0; cgmem's
+  // number flags refuse them.
   expect_error("model penalty --usage 1M --high 1M --hz -250", "--hz: '-250' is not a whole number");
   expect_error("model penalty --usage 1M --high 1M --hz ''", "--hz: '' is not a whole number");
   expect_error("model penalty --usage 1M --high 1M --shift 0x10", "--shift: '0x10' is not a whole number");

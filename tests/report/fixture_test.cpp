@@ -67,7 +67,7 @@ TEST(ReportReadRun, WrongTypesAreLeftEmptyNotThrown) {
   EXPECT_EQ(meta->hz, 0);
 }
 
-// Issue 18: values the report computes with are checked, with the key named.
+// Values the report computes with are checked, with the key named.
 TEST(ReportReadRun, ImpossibleValuesAreErrorsThatNameTheKey) {
   auto what = [](const std::string& text) {
     auto meta = parse_meta(text, "m");
@@ -99,7 +99,8 @@ TEST(ReportFindRuns, ADirectoryWithoutRunsIsAnError) {
                 "/host-bare (give a directory that `cgmem run` or `cgmem matrix` wrote)");
 }
 
-// Issue 14: `cgmem vm --out X -- run ...` writes X/runs/NAME-TIMESTAMP.
+// `cgmem vm --out X -- run ...` writes X/runs/NAME-TIMESTAMP, so runs are
+// looked for below the directories given.
 TEST(ReportFindRuns, RunsAreFoundAtAnyDepth) {
   auto runs = find_runs({std::string(CGMEM_FIXTURES) + "/runs"});
   ASSERT_TRUE(runs.has_value()) << runs.error().message();

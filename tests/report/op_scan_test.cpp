@@ -113,7 +113,8 @@ TEST(ReportOpScan, MissingKeysKeepTheirDefaults) {
   EXPECT_EQ(op.phase, run_format::Phase::other);
 }
 
-// Issue 18: "{}" counted as an op and a negative latency was taken.
+// An op line without its index, start or latency, or with a negative
+// latency, is not an op ("{}" must not count as one).
 TEST(ReportOpScan, AnOpNeedsItsIndexStartAndLatency) {
   const char* bad[] = {"{}", R"({"lat_ns":5})", R"({"op":1,"t_ns":2})", R"({"op":1,"lat_ns":5})",
                        R"({"op":1,"t_ns":2,"lat_ns":-5})"};

@@ -1,4 +1,4 @@
-// Issue 18: the report is written whole or not at all, never into a
+// The report is written whole or not at all, never into a
 // directory of the user's, and bad run files give a clear error instead of
 // a crash, a hang or a silently wrong count.
 #include <gtest/gtest.h>

@@ -53,7 +53,7 @@ TEST_F(ReportFiles, WritesEveryFormat) {
   EXPECT_EQ(json["groups"][0]["outcome"], "killed (1 of 1)");
 }
 
-// Issue 14: claims.md, report.json's claims and report.html opening with them.
+// claims.md, report.json's claims and report.html opening with them.
 TEST_F(ReportFiles, TheClaimsTableIsWrittenAndOpensTheHtml) {
   auto w = make_report({.dirs = {kBasic}, .out = tmp_.string()});
   ASSERT_TRUE(w.has_value()) << w.error().message();
