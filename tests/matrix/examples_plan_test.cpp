@@ -38,7 +38,8 @@ std::vector<std::string> words_of(const std::string& text) {
 std::map<std::string, std::set<std::string>> documented_commands() {
   std::vector<fs::path> sources = {kSource / "README.md"};
   for (const auto& dir : {kSource / "docs", kSource / "examples"})
-    for (const auto& entry : fs::directory_iterator(dir)) sources.push_back(entry.path());
+    for (const auto& entry : fs::recursive_directory_iterator(dir))  // docs/measurements too
+      if (entry.is_regular_file()) sources.push_back(entry.path());
   static const std::regex command(R"(cgmem matrix examples/([A-Za-z0-9_.-]+\.toml)([^`&#\n]*))");
   std::map<std::string, std::set<std::string>> out;
   for (const auto& source : sources) {
