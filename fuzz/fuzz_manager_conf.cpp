@@ -2,7 +2,7 @@
 // each parsed and translated.
 #include "fuzz.h"
 #include "manager_invariants.h"
-#include "managers/others.h"
+#include "managers/slurm.h"
 #include "managers/systemd.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -5,9 +5,10 @@
 
 #include "fuzz.h"
 #include "managers/go_units.h"
+#include "managers/incus.h"
 #include "managers/kubelet.h"
-#include "managers/others.h"
 #include "managers/quantity.h"
+#include "managers/slurm.h"
 #include "managers/systemd.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

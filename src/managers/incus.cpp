@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/text.h"
-#include "managers/others.h"
+#include "managers/incus.h"
 
 namespace cgmem::managers {
 

@@ -2,7 +2,7 @@
 
 #include "managers/docker.h"
 #include "managers/oci.h"
-#include "managers/others.h"
+#include "managers/nomad.h"
 
 namespace cgmem::managers {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "managers/others.h"
+#include "managers/slurm.h"
 
 namespace cgmem::managers {
 namespace {

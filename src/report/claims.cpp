@@ -37,7 +37,7 @@ Claim max_kills(const Cases& all) {
                         span(cases, [](const Case& x) { return x.sum->median_last10_ms; }),
                         span(cases, [](const Case& x) { return x.sum->p99_last10_ms; }),
                         span(cases, [](const Case& x) { return x.sum->median_op_ms; }));
-  c.verdict = k == static_cast<int>(cases.size()) && fast ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = k == static_cast<int>(cases.size()) && fast ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: every run killed, the median of its last 10% of ops at most 2 x its median op.";
   if (emulated(cases))
     c.note += " Software emulation: an op takes milliseconds here (touching 256 KiB under TCG), so the kill "
@@ -69,7 +69,7 @@ Claim high_throttles(const Cases& all) {
                         of(k, cases.size()), span(cases, over_share, percent),
                         span(cases, [](const Case& x) { return std::optional(x.sum->duration_s); }),
                         span(cases, [](const Case& x) { return x.sum->state_d_share; }, percent));
-  c.verdict = k == 0 && throttled ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = k == 0 && throttled ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: no run killed, each over memory.high at the end with high events.";
   return c;
 }
@@ -105,7 +105,7 @@ Claim fit_slow(const Cases& all) {
   c.batch = fmt::format("{}{}{} (unthrottled op {} ms); killed {}", alone, !alone.empty() && !near.empty() ? "; " : "",
                         near, unthrottled_op(cases), of(count(cases, killed), cases.size()));
   bool slow = std::all_of(cases.begin(), cases.end(), [&](const Case& x) { return slowdown(x).value_or(0) >= 10; });
-  c.verdict = slow && count(cases, killed) == 0 ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = slow && count(cases, killed) == 0 ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: median churn op at least 10 x the run's unthrottled op (its ops with no high event), none killed.";
   if (emulated(cases))
     c.note += " Software emulation: the unthrottled op is slower here than the study's 0.257 ms, so the factor is "
@@ -167,7 +167,7 @@ Claim both_kill(const Cases& all, bool per_page) {
                                      : ""));
   }
   c.batch = fmt::format("{}", fmt::join(parts, "; "));
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: measured / model in the regime the run showed (1c) within 0.8 to 1.25, with or without the "
            "program's own time (its ops at the unthrottled latency, which the model leaves out).";
   if (own_shown && emulated(killed_cases))
@@ -177,11 +177,11 @@ Claim both_kill(const Cases& all, bool per_page) {
 
 }  // namespace
 
-const char* verdict_text(Verdict v) {
+const char* verdict_text(ClaimVerdict v) {
   switch (v) {
-    case Verdict::kReproduced: return "reproduced";
-    case Verdict::kNotReproduced: return "not reproduced";
-    case Verdict::kNotTested: return "not tested by this batch";
+    case ClaimVerdict::reproduced: return "reproduced";
+    case ClaimVerdict::not_reproduced: return "not reproduced";
+    case ClaimVerdict::not_tested: return "not tested by this batch";
   }
   return "?";
 }

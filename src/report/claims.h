@@ -28,17 +28,17 @@
 
 namespace cgmem::report {
 
-enum class Verdict { kReproduced, kNotReproduced, kNotTested };
+enum class ClaimVerdict { reproduced, not_reproduced, not_tested };
 
 // "reproduced", "not reproduced", "not tested by this batch".
-const char* verdict_text(Verdict v);
+const char* verdict_text(ClaimVerdict v);
 
 struct Claim {
   std::string id;     // stable key for report.json: "max-kills", ...
   std::string claim;  // the study's claim in one sentence
   std::string study;  // the study's figure
   std::string batch;  // this batch's figure; "-" when no run tests it
-  Verdict verdict = Verdict::kNotTested;
+  ClaimVerdict verdict = ClaimVerdict::not_tested;
   // How this kernel differs by design and the corrected comparison; the
   // test that decided; or, when not tested, the run that would test it.
   std::string note;

@@ -102,14 +102,14 @@ std::vector<KernelDifference> kernel_differences(const std::vector<KernelClaims>
   if (by_kernel.empty()) return out;
   for (size_t i = 0; i < by_kernel.front().claims.size(); ++i) {
     KernelDifference d{.id = by_kernel.front().claims[i].id, .claim = by_kernel.front().claims[i].claim};
-    std::set<Verdict> tested;
+    std::set<ClaimVerdict> tested;
     std::vector<const KernelFacts*> kernels;
-    std::vector<std::pair<const KernelFacts*, Verdict>> verdicts;
-    std::map<int, std::map<Verdict, std::vector<const KernelFacts*>>> by_slots;  // slots -> verdict -> kernels
+    std::vector<std::pair<const KernelFacts*, ClaimVerdict>> verdicts;
+    std::map<int, std::map<ClaimVerdict, std::vector<const KernelFacts*>>> by_slots;  // slots -> verdict -> kernels
     for (const auto& k : by_kernel) {
-      Verdict v = k.claims[i].verdict;
+      ClaimVerdict v = k.claims[i].verdict;
       d.verdicts.emplace_back(k.kernel.label, v);
-      if (v == Verdict::kNotTested) continue;
+      if (v == ClaimVerdict::not_tested) continue;
       tested.insert(v);
       kernels.push_back(&k.kernel);
       verdicts.emplace_back(&k.kernel, v);

@@ -66,7 +66,7 @@ std::vector<KernelClaims> check_claims_by_kernel(const std::vector<Run>& runs, c
 // the kernels that tested it: the verdicts and why, or empty.
 struct KernelDifference {
   std::string id, claim;
-  std::vector<std::pair<std::string, Verdict>> verdicts;  // kernel label -> verdict, every kernel
+  std::vector<std::pair<std::string, ClaimVerdict>> verdicts;  // kernel label -> verdict, every kernel
   std::string why;
 };
 std::vector<KernelDifference> kernel_differences(const std::vector<KernelClaims>& by_kernel);

@@ -73,7 +73,7 @@ Claim sleeps_per_op(const Cases& all, bool with_neighbour) {
   bool ok = std::all_of(cases.begin(), cases.end(), [&](const Case& x) {
     return with_neighbour ? *value(x) >= 32 : *value(x) <= 2;
   });
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = with_neighbour
                ? "test: every run's median 32 or more over its ops whose formula sleep is at least the neighbour's "
                  "interval: a neighbour allocating every 100 ms empties the per-CPU stock at most every 100 ms, so a "
@@ -122,7 +122,7 @@ Claim sleep_length(const Cases& all) {
                         span(cases, [](const Case& x) { return sleeps_of(*x.pred)->within_30; }, percent),
                         span(cases, wheel), span(cases, late), cases.size(), cases.size() == 1 ? "" : "s");
   bool ok = std::all_of(cases.begin(), cases.end(), [&](const Case& x) { return near_one(wheel(x), 0.95, 1.15); });
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: every run's median ratio with half a wheel step within 0.95 to 1.15.";
   if (auto hz = other_hz(cases); !hz.empty())
     c.note += fmt::format(" {}: the timer wheel's steps are {} (at HZ=1000: {}), so each sleep overshoots the "
@@ -170,7 +170,7 @@ Claim cap(const Cases& all) {
                         span(cases, [](const Case& x) { return sleeps_of(*x.pred)->median_capped_sleep_ms; },
                              [](std::optional<double> v) { return num_fixed(v, 1); }),
                         ops, ops == 1 ? "" : "s", cases.size(), cases.size() == 1 ? "" : "s");
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = fmt::format("test: each run's median within the wheel's bounds for a {} s timeout ({}), plus the "
                        "delay per sleep this batch measured on uncapped sleeps ({:.1f} ms, the largest run median).",
                        2, fmt::join(expected, "; "), late);
@@ -226,7 +226,7 @@ Claim psi(const Cases& all) {
                              [](std::optional<double> v) { return num_fixed(v, 3); }),
                         cases.size(), cases.size() == 1 ? "" : "s", flight);
   bool ok = std::all_of(cases.begin(), cases.end(), [](const Case& x) { return near_one(x.pred->psi->ratio, 0.9, 1.3); });
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: every ratio within 0.9 to 1.3 (single-process runs of the main workload under memory.high with 1 s "
            "or more over normal latency)." +
            left_out;
@@ -275,7 +275,7 @@ Claim growth(const Cases& all) {
                         span(cases, ratio, [](std::optional<double> v) { return num_fixed(v, 3); }), page,
                         cases.size() - static_cast<size_t>(page));
   bool ok = std::all_of(cases.begin(), cases.end(), [&](const Case& x) { return near_one(ratio(x), 0.7, 1.4); });
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: every run within 0.7 to 1.4 of the model for the regime of 1c (per page when half its throttled "
            "time was in ops with 32 or more sleeps).";
   return c;

@@ -111,7 +111,7 @@ Claim high_holds(const Cases& all, const Cases& batch) {
     c.batch += fmt::format("; without swap at memory.high {}, sleeps at most {}, asleep {} ({})",
                            twin_span(cases, batch, held, signed_percent), twin_span(cases, batch, sleeps_at_most, whole_number),
                            twin_span(cases, batch, asleep, percent), runs_of(static_cast<size_t>(n)));
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: every run swapped out (memory.swap.current above 0) and its median memory.current over its last "
            "half stayed below the usage where the formula first sleeps for a batch. reclaim_high() reclaims with "
            "MEMCG_RECLAIM_MAY_SWAP and mem_cgroup_handle_over_high() retries while reclaim frees pages (mm/memcontrol.c, "
@@ -196,8 +196,8 @@ Claim max_kill(const Cases& all, const Cases& batch) {
   for (bool set : {true, false})
     if (auto part = max_kill_part(cases, batch, set); !part.empty()) parts.push_back(part);
   c.batch = fmt::format("{}", fmt::join(parts, "; "));
-  c.verdict = std::all_of(cases.begin(), cases.end(), kill_as_expected) ? Verdict::kReproduced
-                                                                        : Verdict::kNotReproduced;
+  c.verdict = std::all_of(cases.begin(), cases.end(), kill_as_expected) ? ClaimVerdict::reproduced
+                                                                        : ClaimVerdict::not_reproduced;
   c.note = "test: a run whose excess (its target less memory.max) is more than its swap room (memory.swap.max, within "
            "the host's swap; the host's swap without it) is killed, with swap full (memory.swap.events max or fail "
            "above 0; swap.current at 90% of the room where the samples have no memory.swap.events); any other is not "

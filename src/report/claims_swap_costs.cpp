@@ -38,7 +38,7 @@ Claim swap_high_model(const Cases& all) {
       span(cases, [](const Case& x) { return x.pred->swap_high->median_swap_over; }, percent),
       span(cases, [](const Case& x) { return x.pred->swap_high->median_swap_share; }, percent), runs_of(cases.size()));
   bool ok = std::all_of(cases.begin(), cases.end(), [&](const Case& x) { return near_one(wheel(x), 0.95, 1.15); });
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: every run's median ratio with half a wheel step within 0.95 to 1.15, as sleep-length. Sleeps = the "
            "rise of memory.swap.events high over the op / 17: swap_find_max_overage() raises it once per pass while "
            "memory.swap.current is over memory.swap.high, and mem_cgroup_handle_over_high() sleeps after 17 passes "
@@ -92,7 +92,7 @@ Claim swap_psi(const Cases& all, const Cases& batch) {
                            twin_span(cases, batch, [](const Case& t) { return stall_share(*t.run); }, percent),
                            runs_of(static_cast<size_t>(n)));
   bool ok = std::all_of(cases.begin(), cases.end(), [](const Case& x) { return swap_in_stall(*x.run)->stalled_in_s > 0; });
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: PSI memory some rose in every run's swap-in intervals (from one sample to the next memory.swap.current "
            "fell or memory.stat workingset_refault_anon rose). swap_read_folio() (mm/page_io.c, 6.12) counts the "
            "swap-in of a refaulting page as a memory stall, and folio_wait_bit_common() (mm/filemap.c) the wait for "
@@ -136,7 +136,7 @@ Claim throughput(const Cases& all, const Cases& batch) {
                         span(paired, mib_per_s), twin_span(paired, batch, ops_per_s), twin_span(paired, batch, mib_per_s),
                         span(paired, ratio), runs_of(paired.size()));
   bool ok = std::all_of(paired.begin(), paired.end(), [&](const Case& x) { return ratio(x).value_or(0) > 1; });
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: every run's churn ops per second (the churn phase's ops over the time from the first one's start to "
            "the last one's end; bytes: workload.chunk_bytes each) above the same run's without swap. With swap a task "
            "over memory.high is reclaimed rather than put to sleep; the swap-out and swap-in it does instead cost time "

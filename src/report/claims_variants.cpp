@@ -101,7 +101,7 @@ Claim procs(const Cases& all) {
     auto s = speedup(x);
     return s && *s >= 0.625 * x.meta().procs && *s <= 1.5 * x.meta().procs;
   });
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: speed-up within 0.625 to 1.5 times the number of processes; each run's growth over the last "
            "window divided by the model at its own final usage, so different overages compare.";
   // Traced runs say what each process paid; otherwise the growth window's
@@ -147,7 +147,7 @@ Claim populate(const Cases& all) {
   c.batch = fmt::format("median sleeps per op {}{}", span(cases, med),
                         touching.empty() ? "" : fmt::format("; touching page by page {}", span(touching, med)));
   bool ok = std::all_of(cases.begin(), cases.end(), [&](const Case& x) { return *med(x) <= 3; });
-  c.verdict = ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: every populate run's median 3 or less (formula 50 ms or more)." + extra_event_note(cases);
   return c;
 }
@@ -181,7 +181,7 @@ Claim own_code(const Cases& all) {
                         span(cases, [&](const Case& x) { return share(x.sum->psi_memory_some_s, x); }, percent),
                         span(cases, [&](const Case& x) { return share(x.sum->psi_io_some_s, x); }, percent));
   bool thrash = std::all_of(cases.begin(), cases.end(), [&](const Case& x) { return reads(x).value_or(0) >= 2; });
-  c.verdict = k == 0 && thrash ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = k == 0 && thrash ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: no run killed, each read 2 or more times its memory.max from disk.";
   if (k > 0)
     c.note += " The study saw the kill come too, in one smoke run, 21.7 s after the start.";
@@ -221,7 +221,7 @@ Claim page_cache(const Cases& all) {
     auto rise = largest_rise(x);
     return x.sum->pgsteal.value_or(0) > 0 && rise && *rise < model::kHighEventsPerSleep;
   });
-  c.verdict = k == 0 && ok ? Verdict::kReproduced : Verdict::kNotReproduced;
+  c.verdict = k == 0 && ok ? ClaimVerdict::reproduced : ClaimVerdict::not_reproduced;
   c.note = "test: no run killed; each reclaimed (pgsteal > 0) and no op slept (every op's high rise under 17: "
            "single reclaim passes, whose time PSI memory some counts).";
   return c;

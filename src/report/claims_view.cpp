@@ -7,13 +7,13 @@
 namespace cgmem::report {
 
 Section claims_section(const std::vector<Claim>& claims) {
-  auto n = [&](Verdict v) { return std::count_if(claims.begin(), claims.end(), [&](const Claim& c) { return c.verdict == v; }); };
+  auto n = [&](ClaimVerdict v) { return std::count_if(claims.begin(), claims.end(), [&](const Claim& c) { return c.verdict == v; }); };
   Section s{.title = "The study's claims, checked"};
   s.paragraphs.push_back(fmt::format(
       "Each claim of the study \"memory.high vs memory.max, measured\", its figure there and in this batch: {} "
       "reproduced, {} not reproduced, {} not tested by this batch. Where a row says how this kernel differs by "
       "design (HZ, 6.12's extra high event, software emulation), the verdict is on the corrected comparison.",
-      n(Verdict::kReproduced), n(Verdict::kNotReproduced), n(Verdict::kNotTested)));
+      n(ClaimVerdict::reproduced), n(ClaimVerdict::not_reproduced), n(ClaimVerdict::not_tested)));
   Table t{.head = {"claim", "the study", "this batch", "verdict", "note"}, .prose = true};
   for (const auto& c : claims) t.rows.push_back({c.claim, c.study, c.batch, verdict_text(c.verdict), c.note});
   s.tables.push_back(std::move(t));

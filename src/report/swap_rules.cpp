@@ -58,10 +58,10 @@ std::string rule_text(Rule rule, const std::string& swap, const std::string& non
 
 }  // namespace
 
-std::string swap_why(const std::string& id, const std::vector<std::pair<const KernelFacts*, Verdict>>& tested) {
+std::string swap_why(const std::string& id, const std::vector<std::pair<const KernelFacts*, ClaimVerdict>>& tested) {
   std::vector<const KernelFacts*> none, some;
   std::set<std::string> settings;
-  std::map<Verdict, std::vector<const KernelFacts*>> by_verdict;
+  std::map<ClaimVerdict, std::vector<const KernelFacts*>> by_verdict;
   for (const auto& [k, v] : tested) {
     if (!k->swap.setting) continue;
     settings.insert(*k->swap.setting);
@@ -86,11 +86,11 @@ std::string swap_why(const std::string& id, const std::vector<std::pair<const Ke
                        fmt::join(verdicts, "; "));
   // The rule: with swap the claim fails, without swap it can hold.
   bool swap_fails = std::all_of(some.begin(), some.end(), [&](const KernelFacts* k) {
-    const auto& failed = by_verdict[Verdict::kNotReproduced];
+    const auto& failed = by_verdict[ClaimVerdict::not_reproduced];
     return std::find(failed.begin(), failed.end(), k) != failed.end();
   });
   bool none_holds = std::any_of(none.begin(), none.end(), [&](const KernelFacts* k) {
-    const auto& held = by_verdict[Verdict::kReproduced];
+    const auto& held = by_verdict[ClaimVerdict::reproduced];
     return std::find(held.begin(), held.end(), k) != held.end();
   });
   std::string text = rule_text(rule, labels(some), labels(none));

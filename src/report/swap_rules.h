@@ -29,6 +29,6 @@ namespace cgmem::report {
 
 // The kernels that tested claim `id`, with their verdicts: the sentences on
 // swap, or "" when fewer than two of them recorded different swap settings.
-std::string swap_why(const std::string& id, const std::vector<std::pair<const KernelFacts*, Verdict>>& tested);
+std::string swap_why(const std::string& id, const std::vector<std::pair<const KernelFacts*, ClaimVerdict>>& tested);
 
 }  // namespace cgmem::report

@@ -9,10 +9,11 @@
 
 #include "managers/compose.h"
 #include "managers/docker.h"
+#include "managers/incus.h"
 #include "managers/kubelet.h"
 #include "managers/oci.h"
-#include "managers/others.h"
 #include "managers/quantity.h"
+#include "managers/slurm.h"
 #include "managers/systemd.h"
 
 namespace cgmem::managers {

@@ -7,8 +7,10 @@
 #include "managers/compose.h"
 #include "managers/docker.h"
 #include "managers/go_units.h"
+#include "managers/incus.h"
+#include "managers/nomad.h"
 #include "managers/oci.h"
-#include "managers/others.h"
+#include "managers/slurm.h"
 #include "managers/systemd.h"
 
 namespace cgmem::managers {

@@ -163,9 +163,9 @@ TEST_F(KernelsReport, ClaimsHaveAVerdictColumnPerKernelAndSayWhatDiffers) {
 // A claim the timer wheel decides names HZ; with one HZ, or for a claim no
 // known rule decides, the text says so and names no stock.
 TEST(KernelDifferences, KernelsAlikeInStockAndHzSaySo) {
-  Claim yes{.id = "sleep-length", .claim = "c", .verdict = Verdict::kReproduced};
+  Claim yes{.id = "sleep-length", .claim = "c", .verdict = ClaimVerdict::reproduced};
   Claim no = yes;
-  no.verdict = Verdict::kNotReproduced;
+  no.verdict = ClaimVerdict::not_reproduced;
   std::vector<KernelClaims> by = {{.kernel = {.label = "a", .hz = 250}, .claims = {yes}},
                                   {.kernel = {.label = "b", .hz = 1000}, .claims = {no}},
                                   {.kernel = {.label = "c", .hz = 250}, .claims = {Claim{.id = "sleep-length"}}}};
@@ -182,16 +182,16 @@ TEST(KernelDifferences, KernelsAlikeInStockAndHzSaySo) {
   by[1].kernel.hz = 1000;
   for (auto& k : by) k.claims[0].id = "psi";  // HZ differs, but does not decide PSI
   EXPECT_EQ(kernel_differences(by)[0].why, none);
-  by[1].claims[0].verdict = Verdict::kReproduced;
+  by[1].claims[0].verdict = ClaimVerdict::reproduced;
   EXPECT_TRUE(kernel_differences(by).empty());
 }
 
 // One slot on both, and still two verdicts (Debian's 6.1 and 6.12 beside a
 // neighbour): said to be outside the stock's rule.
 TEST(KernelDifferences, OneSlotKernelsThatDisagreeAreNotExplainedByTheStock) {
-  Claim yes{.id = "sleeps-neighbour", .claim = "c", .verdict = Verdict::kReproduced};
+  Claim yes{.id = "sleeps-neighbour", .claim = "c", .verdict = ClaimVerdict::reproduced};
   Claim no = yes;
-  no.verdict = Verdict::kNotReproduced;
+  no.verdict = ClaimVerdict::not_reproduced;
   std::vector<KernelClaims> by = {{.kernel = {.label = "debian-6.1", .hz = 250}, .claims = {no}},
                                   {.kernel = {.label = "debian-6.12", .hz = 250}, .claims = {yes}}};
   auto d = kernel_differences(by);

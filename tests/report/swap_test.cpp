@@ -350,13 +350,13 @@ TEST(SwapRules, WhatTheRulesDoNotExplainIsSaidSo) {
   KernelFacts none{.label = "noswap", .swap = {.setting = "none"}};
   KernelFacts disk{.label = "disk", .swap = {.setting = "disk"}};
   KernelFacts zram{.label = "zram", .swap = {.setting = "zram"}};
-  EXPECT_EQ(swap_why("psi", {{&none, Verdict::kReproduced}, {&disk, Verdict::kNotReproduced}}),
+  EXPECT_EQ(swap_why("psi", {{&none, ClaimVerdict::reproduced}, {&disk, ClaimVerdict::not_reproduced}}),
             "No rule cgmem knows of says how swap moves this claim (reproduced on noswap; not reproduced on disk); "
             "the figures in each setting's table below tell the runs apart.");
-  EXPECT_EQ(swap_why("swap-psi", {{&disk, Verdict::kReproduced}, {&zram, Verdict::kNotReproduced}}),
+  EXPECT_EQ(swap_why("swap-psi", {{&disk, ClaimVerdict::reproduced}, {&zram, ClaimVerdict::not_reproduced}}),
             "No rule cgmem knows of tells these kinds of swap apart for this claim (reproduced on disk; not reproduced "
             "on zram); the figures in each setting's table below tell the runs apart.");
-  std::string reversed = swap_why("high-throttles", {{&none, Verdict::kNotReproduced}, {&disk, Verdict::kReproduced}});
+  std::string reversed = swap_why("high-throttles", {{&none, ClaimVerdict::not_reproduced}, {&disk, ClaimVerdict::reproduced}});
   EXPECT_EQ(reversed.rfind("The verdicts (reproduced on disk; not reproduced on noswap) are not what swap's rule "
                            "predicts, which is the claim failing with swap and holding without it: On disk reclaim",
                            0),
@@ -364,20 +364,20 @@ TEST(SwapRules, WhatTheRulesDoNotExplainIsSaidSo) {
       << reversed;
   EXPECT_NE(reversed.find("The runs of each setting's table below are the measurement."), std::string::npos);
   // Two kinds of swap apart: the rule does not tell them apart.
-  EXPECT_EQ(swap_why("max-kills", {{&disk, Verdict::kReproduced}, {&zram, Verdict::kNotReproduced}})
+  EXPECT_EQ(swap_why("max-kills", {{&disk, ClaimVerdict::reproduced}, {&zram, ClaimVerdict::not_reproduced}})
                 .rfind("The verdicts (reproduced on disk; not reproduced on zram) are not what", 0),
             0u);
   // Settings on two releases: said to differ in more than swap.
   KernelFacts other = disk;
   other.release = "6.1.0-37-amd64";
-  EXPECT_EQ(swap_why("max-kills", {{&none, Verdict::kReproduced}, {&other, Verdict::kNotReproduced}})
+  EXPECT_EQ(swap_why("max-kills", {{&none, ClaimVerdict::reproduced}, {&other, ClaimVerdict::not_reproduced}})
                 .rfind("These kernels differ in more than swap (release, HZ or stock slots). On disk try_charge_memcg()", 0),
             0u);
   // Kernels without a recorded setting, or of one setting: nothing on swap.
   KernelFacts old{.label = "old"};
-  EXPECT_EQ(swap_why("max-kills", {{&old, Verdict::kReproduced}, {&disk, Verdict::kNotReproduced}}), "");
-  EXPECT_EQ(swap_why("both-kill-per-page", {{&none, Verdict::kReproduced}, {&disk, Verdict::kNotReproduced},
-                                            {&zram, Verdict::kNotReproduced}})
+  EXPECT_EQ(swap_why("max-kills", {{&old, ClaimVerdict::reproduced}, {&disk, ClaimVerdict::not_reproduced}}), "");
+  EXPECT_EQ(swap_why("both-kill-per-page", {{&none, ClaimVerdict::reproduced}, {&disk, ClaimVerdict::not_reproduced},
+                                            {&zram, ClaimVerdict::not_reproduced}})
                 .find("On disk, zram reclaim can swap"),
             0u);
 }

@@ -8,8 +8,10 @@
 
 #include "cli/app.h"
 #include "cli/cmd_translate.h"
+#include "managers/incus.h"
 #include "managers/input.h"
-#include "managers/others.h"
+#include "managers/nomad.h"
+#include "managers/slurm.h"
 #include "managers/systemd.h"
 
 namespace cgmem::cli {

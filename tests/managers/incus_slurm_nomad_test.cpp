@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "managers/compose.h"
-#include "managers/others.h"
+#include "managers/incus.h"
+#include "managers/nomad.h"
+#include "managers/slurm.h"
 
 namespace cgmem::managers {
 namespace {
