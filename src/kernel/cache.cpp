@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <cstring>
-#include <stdexcept>
+#include <optional>
 
 #include "common/file.h"
-
+#include "common/json_get.h"
 #include "kernel/inputs.h"
 #include "model/penalty.h"
 #include "vm/kernel.h"
@@ -46,67 +46,84 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Field readers: absent is the default, a value of the wrong type or out of
-// range throws a message naming the key.
-std::string text_of(const Json& j, const char* key) {
-  if (!j.contains(key)) return "";
-  if (!j[key].is_string()) throw std::runtime_error(fmt::format("{} is {}, not a string", key, j[key].dump()));
-  return j[key].get<std::string>();
-}
+// Field readers over one entry: absent is the default; the first value of
+// the wrong type or out of range is kept as the entry's error, naming the key.
+class FieldReader {
+ public:
+  explicit FieldReader(const Json& j) : j_(j) {}
 
-uint64_t whole_of(const Json& j, const char* key, uint64_t most, const char* expected) {
-  if (!j.contains(key)) return 0;
-  const Json& v = j[key];
-  if (!v.is_number_unsigned() || v.get<uint64_t>() > most)
-    throw std::runtime_error(fmt::format("{} is {}, not {}", key, v.dump(), expected));
-  return v.get<uint64_t>();
-}
-
-// A list of patch names; absent: empty.
-std::vector<std::string> names_of(const Json& j, const char* key) {
-  std::vector<std::string> out;
-  if (!j.contains(key)) return out;
-  const Json& v = j[key];
-  if (!v.is_array() || v.size() > 16) throw std::runtime_error(fmt::format("{} is {}, not a list of patch names", key, v.dump()));
-  for (const auto& item : v) {
-    if (!item.is_string()) throw std::runtime_error(fmt::format("{} holds {}, not a patch name", key, item.dump()));
-    out.push_back(item.get<std::string>());
+  std::string text(const char* key) {
+    const Json* v = json_child(j_, key);
+    if (!v) return "";
+    if (!v->is_string()) return bad(fmt::format("{} is {}, not a string", key, v->dump())), "";
+    return v->get<std::string>();
   }
-  return out;
-}
 
-double seconds_of(const Json& j, const char* key) {
-  if (!j.contains(key)) return 0;
-  const Json& v = j[key];
-  if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1e9)
-    throw std::runtime_error(fmt::format("{} is {}, not a duration in seconds", key, v.dump()));
-  return v.get<double>();
-}
+  uint64_t whole(const char* key, uint64_t most, const char* expected) {
+    const Json* v = json_child(j_, key);
+    if (!v) return 0;
+    if (!v->is_number_unsigned() || v->get<uint64_t>() > most)
+      return bad(fmt::format("{} is {}, not {}", key, v->dump(), expected)), 0;
+    return v->get<uint64_t>();
+  }
 
-Entry parse_entry(const std::string& text, const std::string& dir) {
+  // A list of patch names; absent: empty.
+  std::vector<std::string> names(const char* key) {
+    std::vector<std::string> out;
+    const Json* v = json_child(j_, key);
+    if (!v) return out;
+    if (!v->is_array() || v->size() > 16) return bad(fmt::format("{} is {}, not a list of patch names", key, v->dump())), out;
+    for (const auto& item : *v) {
+      if (!item.is_string()) return bad(fmt::format("{} holds {}, not a patch name", key, item.dump())), out;
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+
+  double seconds(const char* key) {
+    const Json* v = json_child(j_, key);
+    if (!v) return 0;
+    if (!v->is_number() || !(v->get<double>() >= 0) || v->get<double>() > 1e9)
+      return bad(fmt::format("{} is {}, not a duration in seconds", key, v->dump())), 0;
+    return v->get<double>();
+  }
+
+  void bad(std::string why) {
+    if (!error_) error_ = std::move(why);
+  }
+  const std::optional<std::string>& error() const { return error_; }
+
+ private:
+  const Json& j_;
+  std::optional<std::string> error_;
+};
+
+// The entry, or what is wrong with it.
+Result<Entry> parse_entry(const std::string& text, const std::string& dir) {
   auto j = Json::parse(text, nullptr, false);
-  if (!j.is_object()) throw std::runtime_error("it is not a JSON object");
+  if (!j.is_object()) return fail("it is not a JSON object");
+  FieldReader r(j);
   Entry e;
   e.dir = dir;
-  e.name = text_of(j, "name");
-  e.key = text_of(j, "key");
-  if (e.name.empty() || e.key.empty()) throw std::runtime_error("it has no name or no key");
-  e.hz = int(whole_of(j, "hz", model::kMaxHz, model::kHzRange));
-  if (j.contains("hz") && e.hz < model::kMinHz)
-    throw std::runtime_error(fmt::format("hz is {}, not {}", e.hz, model::kHzRange));
-  e.patches = names_of(j, "patches");
+  e.name = r.text("name");
+  e.key = r.text("key");
+  if (!r.error() && (e.name.empty() || e.key.empty())) r.bad("it has no name or no key");
+  e.hz = int(r.whole("hz", model::kMaxHz, model::kHzRange));
+  if (json_child(j, "hz") && e.hz < model::kMinHz) r.bad(fmt::format("hz is {}, not {}", e.hz, model::kHzRange));
+  e.patches = r.names("patches");
   // Entries built before "patches" name their one patch in "patch".
-  if (!j.contains("patches") && !text_of(j, "patch").empty()) e.patches = {text_of(j, "patch")};
-  e.upstream = names_of(j, "upstream");
-  e.version = text_of(j, "version");
-  e.source = text_of(j, "source");
-  e.source_version = text_of(j, "source_version");
-  e.release = text_of(j, "release");
-  e.built_at = text_of(j, "built_at");
-  e.seconds = seconds_of(j, "seconds");
-  e.jobs = unsigned(whole_of(j, "jobs", 4096, "a number of jobs (0 to 4096)"));
-  e.objects = whole_of(j, "objects", UINT64_MAX, "a count of files");
-  e.image_bytes = whole_of(j, "image_bytes", UINT64_MAX, "a size in bytes");
+  if (!json_child(j, "patches") && !r.text("patch").empty()) e.patches = {r.text("patch")};
+  e.upstream = r.names("upstream");
+  e.version = r.text("version");
+  e.source = r.text("source");
+  e.source_version = r.text("source_version");
+  e.release = r.text("release");
+  e.built_at = r.text("built_at");
+  e.seconds = r.seconds("seconds");
+  e.jobs = unsigned(r.whole("jobs", 4096, "a number of jobs (0 to 4096)"));
+  e.objects = r.whole("objects", UINT64_MAX, "a count of files");
+  e.image_bytes = r.whole("image_bytes", UINT64_MAX, "a size in bytes");
+  if (r.error()) return fail(*r.error());
   return e;
 }
 
@@ -121,12 +138,9 @@ Result<Entry> read_entry(const std::string& dir) {
   std::string path = dir + "/" + kEntryFile;
   auto text = read_file(path, kEntryFile, kMaxEntryFile);
   if (!text) return std::unexpected(text.error());
-  Entry e;
-  try {
-    e = parse_entry(*text, dir);
-  } catch (const std::exception& ex) {
-    return fail(fmt::format("{}: {}", kEntryFile, ex.what()), path, "build it again with --force");
-  }
+  auto parsed = parse_entry(*text, dir);
+  if (!parsed) return fail(fmt::format("{}: {}", kEntryFile, parsed.error().what), path, "build it again with --force");
+  Entry e = std::move(*parsed);
   // Only a regular file is a kernel (a directory or a FIFO named bzImage is not).
   std::error_code ec;
   auto image = fs::symlink_status(e.image(), ec);

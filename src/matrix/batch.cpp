@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "common/file.h"
+#include "common/json_get.h"
 #include "common/sha256.h"
 #include "run_format/run_format.h"
 
@@ -41,7 +42,7 @@ Result<Batch> resume_batch(const MatrixSpec& spec, const MatrixOptions& o, const
   auto old = read_json(fs::path(b.dir) / run_format::kBatchFile);
   if (!old) return std::unexpected(old.error());
   b.json = *old;
-  std::string recorded = b.json.value("claim_sha256", Json()).is_string() ? b.json["claim_sha256"].get<std::string>() : "";
+  std::string recorded = get_str(b.json, "claim_sha256").value_or("");
   if (recorded != claim.value_or(""))
     return fail(fmt::format("matrix: the claim changed since the batch started (sha256 {} then, {} now)",
                             recorded.empty() ? "none" : recorded, claim.value_or("none")),
@@ -142,8 +143,8 @@ Result<void> record_claim(const std::string& run_dir, const std::string& claim_s
   fs::path meta = fs::path(run_dir) / run_format::kMetaFile;
   auto j = read_json(meta);
   if (!j) return std::unexpected(j.error());
-  if ((*j).value("claim_sha256", Json()) == Json(claim_sha256)) return {};
-  (*j)["claim_sha256"] = claim_sha256;
+  if (get_str(*j, run_format::meta_key::kClaimSha256) == claim_sha256) return {};
+  (*j)[run_format::meta_key::kClaimSha256] = claim_sha256;
   return write_json(meta, *j);
 }
 

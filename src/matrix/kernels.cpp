@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/file.h"
+#include "common/json_get.h"
 #include "matrix/plan.h"
 #include "matrix/runner.h"
 #include "run_format/run_format.h"
@@ -36,7 +37,7 @@ Result<Json> open_index(const MatrixSpec& spec, const MatrixOptions& o, const st
                   "pass --resume to finish it, or --out another directory");
     Json old = read_object(file);
     if (old.is_null()) return fail("read: not a JSON object", file.string(), "move the file away");
-    std::string recorded = old.value("claim_sha256", Json()).is_string() ? old["claim_sha256"].get<std::string>() : "";
+    std::string recorded = get_str(old, "claim_sha256").value_or("");
     if (recorded != claim.value_or(""))
       return fail(fmt::format("matrix: the claim changed since the batch started (sha256 {} then, {} now)",
                               recorded.empty() ? "none" : recorded, claim.value_or("none")),
@@ -71,7 +72,7 @@ Result<void> save_index(Json& index, const MatrixSpec& spec, const MatrixOptions
     if (!sub.contains("runs") || !sub["runs"].is_array()) continue;
     for (Json run : sub["runs"]) {
       if (!run.is_object()) continue;
-      run["dir"] = k.label + "/" + run.value("dir", std::string());
+      run["dir"] = k.label + "/" + get_str(run, "dir").value_or("");
       run["kernel"] = k.label;
       index["runs"].push_back(run);
     }

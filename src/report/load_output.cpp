@@ -6,7 +6,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "report/json_get.h"
+#include "common/json_get.h"
 
 namespace cgmem::report {
 

@@ -8,7 +8,7 @@
 #include <future>
 #include <set>
 
-#include "report/json_get.h"
+#include "common/json_get.h"
 #include "report/jsonl.h"
 #include "model/penalty.h"
 #include "report/read_ops.h"
@@ -26,7 +26,7 @@ namespace spec_key = run_format::spec_key;
 namespace {
 
 std::optional<Limit> get_limit(const Json& limits, const char* key) {
-  const Json* v = child(limits, key);
+  const Json* v = json_child(limits, key);
   if (!v) return std::nullopt;
   if (v->is_string() && v->get<std::string>() == "max") return Limit::max();
   if (auto bytes = get_u64(limits, key)) return Limit::of(*bytes);
@@ -56,18 +56,18 @@ HostSwap get_host_swap(const Json& h) {
   out.setting = get_str(h, "swap_setting");
   out.kind = get_str(h, "swap_kind");
   out.total_bytes = get_u64(h, "swap_total_bytes");
-  out.zswap = get_zswap_settings(child(h, "zswap_settings"));
+  out.zswap = get_zswap_settings(json_child(h, "zswap_settings"));
   out.swappiness = get_int(h, "swappiness");
   return out;
 }
 
 void read_meta_parts(const Json& j, Meta& m) {
   const Json empty = Json::object();
-  const Json* spec = child(j, meta_key::kSpec);
-  const Json* work = child(j, meta_key::kWorkload);
-  const Json* host = child(j, meta_key::kHost);
-  const Json* code = child(j, meta_key::kCode);
-  if (const Json* limits = child(j, meta_key::kLimits)) {
+  const Json* spec = json_child(j, meta_key::kSpec);
+  const Json* work = json_child(j, meta_key::kWorkload);
+  const Json* host = json_child(j, meta_key::kHost);
+  const Json* code = json_child(j, meta_key::kCode);
+  if (const Json* limits = json_child(j, meta_key::kLimits)) {
     m.max = get_limit(*limits, limit_key::kMax);
     m.high = get_limit(*limits, limit_key::kHigh);
     m.swap_max = get_limit(*limits, limit_key::kSwapMax);
@@ -93,8 +93,8 @@ void read_meta_parts(const Json& j, Meta& m) {
   m.file = get_str(w, "file").has_value();
   m.set_own_high = get_u64(w, "set_own_high");
   m.command = get_str(w, "kind").value_or("") == "command";
-  for (auto [from, into] : {std::pair{child(w, "argv"), &m.command_argv}, std::pair{child(s, spec_key::kLoad), &m.load_argv},
-                            std::pair{child(s, spec_key::kWorkloadArgs), &m.workload_args}})
+  for (auto [from, into] : {std::pair{json_child(w, "argv"), &m.command_argv}, std::pair{json_child(s, spec_key::kLoad), &m.load_argv},
+                            std::pair{json_child(s, spec_key::kWorkloadArgs), &m.workload_args}})
     if (from && from->is_array())
       for (const auto& word : *from)
         if (word.is_string()) into->push_back(word.get<std::string>());
@@ -124,35 +124,35 @@ std::unexpected<Error> bad_meta(const std::string& path, const std::string& key,
 // size of 0 divided by zero) nor a silent default.
 Result<void> check_meta(const Json& j, const std::string& path) {
   const Json empty = Json::object();
-  const Json* host = child(j, meta_key::kHost);
-  const Json* work = child(j, meta_key::kWorkload);
-  const Json* limits = child(j, meta_key::kLimits);
-  const Json* spec = child(j, meta_key::kSpec);
+  const Json* host = json_child(j, meta_key::kHost);
+  const Json* work = json_child(j, meta_key::kWorkload);
+  const Json* limits = json_child(j, meta_key::kLimits);
+  const Json* spec = json_child(j, meta_key::kSpec);
   auto page = get_u64(host ? *host : empty, "page_size");
-  if (host && child(*host, "page_size") && (!page || !model::plausible_page_size(*page)))
-    return bad_meta(path, "host.page_size", *child(*host, "page_size"), model::kPageSizeRange);
+  if (host && json_child(*host, "page_size") && (!page || !model::plausible_page_size(*page)))
+    return bad_meta(path, "host.page_size", *json_child(*host, "page_size"), model::kPageSizeRange);
   auto hz = get_i64(host ? *host : empty, "hz");
-  if (host && child(*host, "hz") && !child(*host, "hz")->is_null() && (!hz || !model::plausible_hz(*hz)))
-    return bad_meta(path, "host.hz", *child(*host, "hz"), model::kHzRange);
+  if (host && json_child(*host, "hz") && !json_child(*host, "hz")->is_null() && (!hz || !model::plausible_hz(*hz)))
+    return bad_meta(path, "host.hz", *json_child(*host, "hz"), model::kHzRange);
   for (const char* key : {limit_key::kMax, limit_key::kHigh, limit_key::kSwapMax, limit_key::kSwapHigh}) {
-    const Json* v = limits ? child(*limits, key) : nullptr;
+    const Json* v = limits ? json_child(*limits, key) : nullptr;
     bool ok = !v || v->is_null() || (v->is_string() && v->get<std::string>() == "max") || get_u64(*limits, key);
     if (!ok) return bad_meta(path, fmt::format("limits.{}", key), *v, "bytes, \"max\" or null");
   }
   // The RFC's memory.high.throttle: the kernel takes 0 to 32.
-  if (const Json* v = limits ? child(*limits, limit_key::kHighThrottle) : nullptr; v && !v->is_null()) {
+  if (const Json* v = limits ? json_child(*limits, limit_key::kHighThrottle) : nullptr; v && !v->is_null()) {
     auto shift = get_u64(*limits, limit_key::kHighThrottle);
     if (!shift || *shift > 32) return bad_meta(path, "limits.high_throttle", *v, "a shift of 0 to 32 or null");
   }
-  if (const Json* chunk = work ? child(*work, "chunk_bytes") : nullptr) {
+  if (const Json* chunk = work ? json_child(*work, "chunk_bytes") : nullptr) {
     auto bytes = get_u64(*work, "chunk_bytes");
     if (!bytes || *bytes == 0 || *bytes % page.value_or(4096) != 0)
       return bad_meta(path, "workload.chunk_bytes", *chunk, "a whole number of pages");
   }
-  if (const Json* procs = work ? child(*work, "procs") : nullptr; procs && get_u64(*work, "procs").value_or(0) == 0)
+  if (const Json* procs = work ? json_child(*work, "procs") : nullptr; procs && get_u64(*work, "procs").value_or(0) == 0)
     return bad_meta(path, "workload.procs", *procs, "1 or more processes");
   for (const char* key : {spec_key::kIntervalMs, spec_key::kCapS}) {
-    const Json* v = spec ? child(*spec, key) : nullptr;
+    const Json* v = spec ? json_child(*spec, key) : nullptr;
     if (v && !v->is_null() && get_f64(*spec, key).value_or(-1) < 0)
       return bad_meta(path, fmt::format("spec.{}", key), *v, "a duration of 0 or more");
   }
@@ -170,12 +170,12 @@ std::map<std::string, uint64_t> counters(const Json* obj) {
 
 std::optional<Psi> get_psi(const Json* obj) {
   if (!obj) return std::nullopt;
-  const Json* some = child(*obj, "some");
+  const Json* some = json_child(*obj, "some");
   if (!some) return std::nullopt;
   Psi psi;
   psi.some_total_us = get_f64(*some, "total").value_or(0);
   psi.some_avg10 = get_f64(*some, "avg10").value_or(0);
-  if (const Json* full = child(*obj, "full")) {
+  if (const Json* full = json_child(*obj, "full")) {
     psi.full_total_us = get_f64(*full, "total").value_or(0);
     psi.full_avg10 = get_f64(*full, "avg10").value_or(0);
   }
@@ -237,13 +237,13 @@ Result<Outcome> parse_outcome(std::string_view text, const std::string& path) {
   o.signal = get_int(j, key::kSignal);
   o.duration_s = get_f64(j, key::kDurationS).value_or(0);
   o.time_to_kill_s = get_f64(j, key::kTimeToKillS);
-  o.events = counters(child(j, key::kEvents));
+  o.events = counters(json_child(j, key::kEvents));
   o.peak_bytes = get_u64(j, key::kPeakBytes);
-  if (const Json* errors = child(j, key::kErrors); errors && errors->is_array()) {
+  if (const Json* errors = json_child(j, key::kErrors); errors && errors->is_array()) {
     for (const auto& e : *errors)
       if (e.is_string()) o.errors.push_back(e.get<std::string>());
   }
-  if (const Json* trace = child(j, key::kTrace); trace && trace->is_object()) o.trace = parse_trace_facts(*trace);
+  if (const Json* trace = json_child(j, key::kTrace); trace && trace->is_object()) o.trace = parse_trace_facts(*trace);
   return o;
 }
 
@@ -252,20 +252,20 @@ bool parse_sample_line(std::string_view line, Sample& s) {
   if (j.is_discarded() || !j.is_object()) return false;
   s.t_ns = get_i64(j, sample_key::kTNs).value_or(0);
   s.memory_current = get_u64(j, sample_key::kMemoryCurrent);
-  s.memory_events = counters(child(j, sample_key::kMemoryEvents));
-  s.memory_pressure = get_psi(child(j, sample_key::kMemoryPressure));
-  s.io_pressure = get_psi(child(j, sample_key::kIoPressure));
-  s.memory_stat = counters(child(j, sample_key::kMemoryStat));
+  s.memory_events = counters(json_child(j, sample_key::kMemoryEvents));
+  s.memory_pressure = get_psi(json_child(j, sample_key::kMemoryPressure));
+  s.io_pressure = get_psi(json_child(j, sample_key::kIoPressure));
+  s.memory_stat = counters(json_child(j, sample_key::kMemoryStat));
   s.swap_current = get_u64(j, sample_key::kMemorySwapCurrent);
-  s.swap_events = counters(child(j, sample_key::kMemorySwapEvents));
+  s.swap_events = counters(json_child(j, sample_key::kMemorySwapEvents));
   s.zswap_current = get_u64(j, sample_key::kMemoryZswapCurrent);
-  if (const Json* cpu = child(j, sample_key::kCpuStat)) s.cpu_usage_usec = get_u64(*cpu, "usage_usec");
-  if (const Json* io = child(j, sample_key::kIoStat); io && io->is_object()) {
+  if (const Json* cpu = json_child(j, sample_key::kCpuStat)) s.cpu_usage_usec = get_u64(*cpu, "usage_usec");
+  if (const Json* io = json_child(j, sample_key::kIoStat); io && io->is_object()) {
     uint64_t sum = 0;
     for (const auto& dev : *io) sum += get_u64(dev, "rbytes").value_or(0);
     s.io_rbytes = sum;
   }
-  if (const Json* procs = child(j, sample_key::kProcs); procs && procs->is_array()) {
+  if (const Json* procs = json_child(j, sample_key::kProcs); procs && procs->is_array()) {
     for (const auto& p : *procs) {
       ProcSample ps;
       ps.pid = get_int(p, sample_key::kPid).value_or(0);

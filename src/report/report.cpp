@@ -15,7 +15,7 @@
 #include "report/claims_kernels.h"
 #include "report/claims_view.h"
 #include "report/html.h"
-#include "report/json_get.h"
+#include "common/json_get.h"
 #include "report/jsonl.h"
 #include "report/plots.h"
 #include "report/predict.h"
@@ -48,10 +48,10 @@ std::map<std::string, Label> batch_labels(const fs::path& batch_dir) {
   auto file = MappedFile::open((batch_dir / run_format::kBatchFile).string());
   if (!file) return out;
   Json j = Json::parse(file->text(), nullptr, false);
-  const Json* runs = child(j, "runs");
+  const Json* runs = json_child(j, "runs");
   if (!runs || !runs->is_array()) return out;
   // The batch's kernel (one VM session's): {"label", "name", "stock_slots"}.
-  const Json* kernel = child(j, "kernel");
+  const Json* kernel = json_child(j, "kernel");
   std::string label = kernel ? get_str(*kernel, "label").value_or("") : "";
   std::optional<int> slots;
   if (kernel)

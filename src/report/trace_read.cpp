@@ -6,7 +6,7 @@
 #include "common/file.h"
 #include "common/text.h"
 #include "model/penalty.h"
-#include "report/json_get.h"
+#include "common/json_get.h"
 #include "report/jsonl.h"
 #include "run_format/run_format.h"
 
@@ -193,7 +193,7 @@ TraceFacts parse_trace_facts(const Json& j) {
   TraceFacts t;
   auto ids = [&](const char* name) {
     std::vector<uint64_t> out;
-    if (const Json* a = child(j, name); a && a->is_array())
+    if (const Json* a = json_child(j, name); a && a->is_array())
       for (const auto& v : *a)
         if (v.is_number_unsigned()) out.push_back(v.get<uint64_t>());
     return out;
@@ -201,7 +201,7 @@ TraceFacts parse_trace_facts(const Json& j) {
   t.events = get_u64(j, tkey::kEvents);
   t.lost = get_u64(j, tkey::kLost);
   t.lost_by_cpu = ids(tkey::kLostByCpu);
-  if (const Json* errors = child(j, tkey::kErrors); errors && errors->is_array())
+  if (const Json* errors = json_child(j, tkey::kErrors); errors && errors->is_array())
     for (const auto& e : *errors)
       if (e.is_string()) t.errors.push_back(e.get<std::string>());
   t.run_cgroup_id = get_u64(j, tkey::kRunCgroupId);
@@ -209,7 +209,7 @@ TraceFacts parse_trace_facts(const Json& j) {
   if (auto pid = get_i64(j, tkey::kDriverPid); pid && *pid >= 0 && *pid <= kTraceMaxPid)
     t.driver_pid = static_cast<int32_t>(*pid);
   t.driver_cgroup_id = get_u64(j, tkey::kDriverCgroupId);
-  if (const Json* cgroups = child(j, tkey::kCgroups); cgroups && cgroups->is_object())
+  if (const Json* cgroups = json_child(j, tkey::kCgroups); cgroups && cgroups->is_object())
     for (auto it = cgroups->begin(); it != cgroups->end(); ++it)
       if (auto id = to_u64(it.key()); id && it->is_string()) t.cgroups[*id] = it->get<std::string>();
   if (auto hz = get_i64(j, tkey::kHz); hz && model::plausible_hz(*hz)) t.hz = static_cast<int>(*hz);
