@@ -1,7 +1,6 @@
 #include "cli/matrix_vm.h"
 
 #include <fmt/format.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 
@@ -49,29 +48,6 @@ int spawn_and_wait(const std::vector<std::string>& args) {
   return code;
 }
 
-// Moves what the guest wrote (runs, batch.json) over the host batch.
-// Moves each entry of the resumed copy into the batch. An entry that is
-// there already is swapped (one rename, RENAME_EXCHANGE) and only then is
-// the old one removed, so a failure leaves one whole copy of every run; the
-// copy is removed only when all of it moved.
-Result<void> merge_back(const fs::path& from, const fs::path& into) {
-  std::error_code ec;
-  std::vector<fs::path> entries;
-  for (const auto& entry : fs::directory_iterator(from, ec)) entries.push_back(entry.path());
-  if (ec) return fail("matrix: list the resumed batch: " + ec.message(), from.string());
-  for (const auto& entry : entries) {
-    fs::path target = into / entry.filename();
-    bool exists = fs::exists(fs::symlink_status(target, ec));
-    int moved = exists ? ::renameat2(AT_FDCWD, entry.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE)
-                       : ::rename(entry.c_str(), target.c_str());
-    if (moved != 0)
-      return sys_error("matrix: move the resumed run into the batch", target.string(),
-                       "the resumed batch is kept in " + from.string() + "; move it by hand");
-    if (exists) fs::remove_all(entry, ec);  // now the old entry
-  }
-  fs::remove(from, ec);
-  return {};
-}
 
 }  // namespace
 
@@ -146,7 +122,7 @@ int run_session(const MatrixFlags& f, const matrix::MatrixSpec& spec, const matr
   auto args = vm_arguments(f, spec, vm_out.string(), resuming ? out.string() : "", timeout_for(f, spec, kernel), kernel);
   int code = spawn_and_wait(args);
   if (resuming && fs::exists(vm_out / run_format::kBatchFile))
-    if (auto merged = merge_back(vm_out, out); !merged) return print_error(merged.error()), kFailure;
+    if (auto merged = matrix::merge_resumed_batch(vm_out.string(), out.string()); !merged) return print_error(merged.error()), kFailure;
   return code;
 }
 

@@ -1,6 +1,8 @@
 #include "matrix/batch.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <stdio.h>
 
 #include <ctime>
 #include <filesystem>
@@ -146,6 +148,26 @@ Result<void> record_claim(const std::string& run_dir, const std::string& claim_s
   if (get_str(*j, run_format::meta_key::kClaimSha256) == claim_sha256) return {};
   (*j)[run_format::meta_key::kClaimSha256] = claim_sha256;
   return write_json(meta, *j);
+}
+
+Result<void> merge_resumed_batch(const std::string& from_dir, const std::string& into_dir) {
+  const fs::path from = from_dir, into = into_dir;
+  std::error_code ec;
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(from, ec)) entries.push_back(entry.path());
+  if (ec) return fail("matrix: list the resumed batch: " + ec.message(), from.string());
+  for (const auto& entry : entries) {
+    fs::path target = into / entry.filename();
+    bool exists = fs::exists(fs::symlink_status(target, ec));
+    int moved = exists ? ::renameat2(AT_FDCWD, entry.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE)
+                       : ::rename(entry.c_str(), target.c_str());
+    if (moved != 0)
+      return sys_error("matrix: move the resumed run into the batch", target.string(),
+                       "the resumed batch is kept in " + from.string() + "; move it by hand");
+    if (exists) fs::remove_all(entry, ec);  // now the old entry
+  }
+  fs::remove(from, ec);
+  return {};
 }
 
 }  // namespace cgmem::matrix

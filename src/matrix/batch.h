@@ -70,4 +70,11 @@ Result<void> check_claim(const MatrixSpec& spec, const std::optional<std::string
 // name, then renamed) when the run driver left it empty.
 Result<void> record_claim(const std::string& run_dir, const std::string& claim_sha256);
 
+// A batch resumed in the VM comes back beside the host batch: moves each
+// entry of `from_dir` (runs, batch.json) into `into_dir`. An entry that is
+// there already is swapped (one rename, RENAME_EXCHANGE) and only then is
+// the old one removed, so a failure leaves one whole copy of every run;
+// `from_dir` is removed only when all of it moved.
+Result<void> merge_resumed_batch(const std::string& from_dir, const std::string& into_dir);
+
 }  // namespace cgmem::matrix

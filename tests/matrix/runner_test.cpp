@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/sha256.h"
+#include "matrix/batch.h"
 #include "support/temp_dir.h"
 
 namespace cgmem::matrix {
@@ -207,6 +208,26 @@ TEST_F(MatrixRunner, StopsWhenRunRefusesTheSetup) {
   EXPECT_EQ(r.error().message(), "matrix: `cgmem run` refused anon-over-max-r1 (exit code 3); its message is above: " +
                                      (tmp_ / "batch/anon-over-max-r1").string() +
                                      " (fix the spec or the host, then rerun with --resume)");
+}
+
+// A batch resumed in the VM comes back beside the host's: its runs replace
+// the host's copies, new runs join them, and the resumed copy goes.
+TEST(MergeResumedBatch, ReplacesAndAddsRunsThenRemovesTheCopy) {
+  testing::TempDir tmp;
+  fs::path into = tmp.dir() / "batch", from = tmp.dir() / "batch.resume";
+  fs::create_directories(into / "a-r1");
+  fs::create_directories(from / "a-r1");
+  fs::create_directories(from / "b-r1");
+  std::ofstream(into / "a-r1/outcome.json") << "old";
+  std::ofstream(from / "a-r1/outcome.json") << "new";
+  std::ofstream(from / "b-r1/outcome.json") << "added";
+  std::ofstream(into / "batch.json") << "{}";
+  std::ofstream(from / "batch.json") << "{\"runs\":[]}";
+  ASSERT_TRUE(merge_resumed_batch(from.string(), into.string()));
+  EXPECT_EQ(read(into / "a-r1/outcome.json"), "new");
+  EXPECT_EQ(read(into / "b-r1/outcome.json"), "added");
+  EXPECT_EQ(read(into / "batch.json"), "{\"runs\":[]}");
+  EXPECT_FALSE(fs::exists(from));
 }
 
 }  // namespace
