@@ -59,10 +59,10 @@ int main(int argc, char** argv) {
   const uint64_t high = meta.high->bytes();
   for (uint32_t shift : shifts) {
     guard::ShiftEmulation e;
-    const report::Sample* previous = nullptr;
+    const report::SampleLine* previous = nullptr;
     bool killed = false;
     double longest = 0;  // the longest episode over memory.high, s
-    for (const report::Sample& s : run->samples) {
+    for (const report::SampleLine& s : run->samples) {
       if (!s.memory_current || !s.memory_events.count("high")) continue;
       if (previous) {
         double dt = double(s.t_ns - previous->t_ns) / 1e9;

@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                   fast.high_before == general.high_before && fast.high_after == general.high_after &&
                   fast.max_after == general.max_after && fast_has == general_has && same_swap(fast_swap, general_swap));
     }
-    report::Sample s;
+    report::SampleLine s;
     report::parse_sample_line(line, s);
     return ok;
   });

@@ -14,7 +14,7 @@ bool limits(const std::optional<Limit>& l) { return l && !l->is_max(); }
 
 // memory.current - inactive_file, as cAdvisor computes the working set (0
 // when page cache exceeds the sample's memory.current).
-uint64_t working_set(const report::Sample& s, WorkingSet kind) {
+uint64_t working_set(const report::SampleLine& s, WorkingSet kind) {
   if (kind == WorkingSet::memory_current) return *s.memory_current;
   auto it = s.memory_stat.find("inactive_file");
   uint64_t inactive = it == s.memory_stat.end() ? 0 : it->second;
@@ -77,7 +77,7 @@ Result<Usage> usage_of(const report::Run& run, WorkingSet kind) {
           .page_size = m.page_size,
           .host_swap = m.swap.total_bytes.value_or(0)};
   int64_t t0 = 0;
-  for (const report::Sample& s : run.samples) {
+  for (const report::SampleLine& s : run.samples) {
     if (!s.memory_current) continue;
     if (u.series.empty()) t0 = s.t_ns;
     u.series.push_back({.t_s = static_cast<double>(s.t_ns - t0) / 1e9, .working_set = working_set(s, kind)});

@@ -26,8 +26,8 @@ bool leaks_on(bool growing, const report::Run& input, const Advice& a) {
 
 // The share of the run's sampled time a task stalled on memory (PSI some).
 std::optional<double> stalled_share(const report::Run& run) {
-  const report::Sample *first = nullptr, *last = nullptr;
-  for (const report::Sample& s : run.samples)
+  const report::SampleLine *first = nullptr, *last = nullptr;
+  for (const report::SampleLine& s : run.samples)
     if (s.memory_pressure) (first ? last : first) = &s;
   if (!first || !last || last->t_ns <= first->t_ns) return std::nullopt;
   double stalled_s = (last->memory_pressure->some_total_us - first->memory_pressure->some_total_us) / 1e6;

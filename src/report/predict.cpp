@@ -177,19 +177,19 @@ std::optional<PsiCheck> psi_check(const Run& run, const std::optional<InFlight>&
 }
 
 std::optional<GrowthCheck> growth_check(const Run& run, const Meta& meta, const model::Kernel& k) {
-  std::vector<const Sample*> mem;
+  std::vector<const SampleLine*> mem;
   for (const auto& s : run.samples)
     if (s.memory_current) mem.push_back(&s);
   if (mem.size() < 2) return std::nullopt;
-  const Sample* end = mem.back();
+  const SampleLine* end = mem.back();
   double run_s = static_cast<double>(end->t_ns - mem.front()->t_ns) / 1e9;
   GrowthCheck g;
   g.procs = std::max(1, meta.procs);
   g.window_s = std::min(60.0, run_s / 2);
   if (g.window_s <= 0) return std::nullopt;
   int64_t start_t = end->t_ns - static_cast<int64_t>(g.window_s * 1e9);
-  auto it = std::lower_bound(mem.begin(), mem.end(), start_t, [](const Sample* s, int64_t t) { return s->t_ns < t; });
-  const Sample* begin = *it;
+  auto it = std::lower_bound(mem.begin(), mem.end(), start_t, [](const SampleLine* s, int64_t t) { return s->t_ns < t; });
+  const SampleLine* begin = *it;
   double span_s = static_cast<double>(end->t_ns - begin->t_ns) / 1e9;
   if (span_s <= 0) return std::nullopt;
   g.window_s = span_s;
@@ -198,10 +198,10 @@ std::optional<GrowthCheck> growth_check(const Run& run, const Meta& meta, const 
   // memory.stat anon when both ends have it and the workload grows anon:
   // memory.current also counts the per-CPU stock, up to 63 pages that come
   // and go with a drain, which reads as negative growth over a short window.
-  auto count = [](const Sample* x, const char* key) { return x->memory_stat.contains(key) ? x->memory_stat.at(key) : 0; };
-  auto high = [](const Sample* x) { return x->memory_events.contains("high") ? x->memory_events.at("high") : 0; };
+  auto count = [](const SampleLine* x, const char* key) { return x->memory_stat.contains(key) ? x->memory_stat.at(key) : 0; };
+  auto high = [](const SampleLine* x) { return x->memory_events.contains("high") ? x->memory_events.at("high") : 0; };
   g.measured_from_anon = !meta.file && begin->memory_stat.contains("anon") && end->memory_stat.contains("anon");
-  auto anon = [&](const Sample* x) { return static_cast<double>(count(x, "anon")); };
+  auto anon = [&](const SampleLine* x) { return static_cast<double>(count(x, "anon")); };
   double rise = g.measured_from_anon ? anon(end) - anon(begin) : g.end_bytes - g.start_bytes;
   g.measured_kib_s = rise / kKiB / span_s;
   if (high(end) > high(begin))

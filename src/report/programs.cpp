@@ -21,7 +21,7 @@ uint64_t event(const std::map<std::string, uint64_t>& events, const char* key) {
   return it == events.end() ? 0 : it->second;
 }
 
-double seconds_of(const Run& r, const Sample& s) {
+double seconds_of(const Run& r, const SampleLine& s) {
   return static_cast<double>(s.t_ns - r.meta.started_mono_ns) / 1e9;
 }
 
@@ -37,7 +37,7 @@ double sleep_s(const Run& r, uint64_t usage) {
 void read_program_samples(const Run& r, ProgramRun& p) {
   std::map<std::string, uint64_t> wchans;
   double interval = r.meta.interval_ms / 1e3;
-  const Sample* prev = nullptr;
+  const SampleLine* prev = nullptr;
   for (const auto& s : r.samples) {
     ++p.samples;
     bool in_d = false, over_high = false;
@@ -91,7 +91,7 @@ void make_slices(const Run& r, ProgramRun& p, int count) {
   p.slices.resize(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) p.slices[i].from_s = i * width, p.slices[i].to_s = (i + 1) * width;
   auto slot = [&](double t) { return static_cast<size_t>(std::clamp(static_cast<int>(t / width), 0, count - 1)); };
-  const Sample* prev = nullptr;
+  const SampleLine* prev = nullptr;
   for (const auto& s : r.samples) {
     auto& slice = p.slices[slot(seconds_of(r, s))];
     if (s.memory_current)

@@ -168,11 +168,11 @@ std::map<std::string, uint64_t> counters(const Json* obj) {
   return out;
 }
 
-std::optional<Psi> get_psi(const Json* obj) {
+std::optional<PsiTotals> get_psi(const Json* obj) {
   if (!obj) return std::nullopt;
   const Json* some = json_child(*obj, "some");
   if (!some) return std::nullopt;
-  Psi psi;
+  PsiTotals psi;
   psi.some_total_us = get_f64(*some, "total").value_or(0);
   psi.some_avg10 = get_f64(*some, "avg10").value_or(0);
   if (const Json* full = json_child(*obj, "full")) {
@@ -225,13 +225,13 @@ Result<Meta> parse_meta(std::string_view text, const std::string& path) {
   return m;
 }
 
-Result<Outcome> parse_outcome(std::string_view text, const std::string& path) {
+Result<OutcomeRecord> parse_outcome(std::string_view text, const std::string& path) {
   Json j = Json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return fail("read outcome.json: not a JSON object", path, "the run is read as unfinished");
   }
   namespace key = run_format::outcome_key;
-  Outcome o;
+  OutcomeRecord o;
   o.status = get_str(j, key::kStatus).value_or("");
   o.exit_code = get_int(j, key::kExitCode);
   o.signal = get_int(j, key::kSignal);
@@ -247,7 +247,7 @@ Result<Outcome> parse_outcome(std::string_view text, const std::string& path) {
   return o;
 }
 
-bool parse_sample_line(std::string_view line, Sample& s) {
+bool parse_sample_line(std::string_view line, SampleLine& s) {
   Json j = Json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return false;
   s.t_ns = get_i64(j, sample_key::kTNs).value_or(0);
@@ -295,7 +295,7 @@ Result<void> read_samples(const std::string& path, Run& run) {
   auto file = MappedFile::open(path);
   if (!file) return std::unexpected(file.error());
   run.samples_lines = for_each_line(file->text(), [&](std::string_view line) {
-    Sample s;
+    SampleLine s;
     if (!parse_sample_line(line, s)) return false;
     run.samples.push_back(std::move(s));
     return true;

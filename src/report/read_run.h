@@ -23,8 +23,8 @@ Result<std::vector<std::string>> find_runs(const std::vector<std::string>& paths
 
 // Parsers for the single JSON files, exposed for tests.
 Result<Meta> parse_meta(std::string_view text, const std::string& path);
-Result<Outcome> parse_outcome(std::string_view text, const std::string& path);
+Result<OutcomeRecord> parse_outcome(std::string_view text, const std::string& path);
 // One samples.jsonl line; false when it is not a JSON object.
-bool parse_sample_line(std::string_view line, Sample& sample);
+bool parse_sample_line(std::string_view line, SampleLine& sample);
 
 }  // namespace cgmem::report

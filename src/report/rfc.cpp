@@ -44,7 +44,7 @@ void edges(const Run& run, uint64_t high, uint64_t max, RfcRun& out) {
 }
 
 RfcRun rfc_run(const Run& run) {
-  const Outcome& o = *run.outcome;
+  const OutcomeRecord& o = *run.outcome;
   RfcRun r{.name = run.meta.name, .kernel = run.meta.kernel, .hz = run.meta.hz};
   auto kills = o.events.find("oom_kill");
   r.killed = o.is(run_format::Status::oom_killed) || (kills != o.events.end() && kills->second > 0);

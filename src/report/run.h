@@ -17,7 +17,7 @@
 
 namespace cgmem::report {
 
-struct Psi {
+struct PsiTotals {
   double some_total_us = 0, full_total_us = 0;
   double some_avg10 = 0, full_avg10 = 0;
 };
@@ -31,11 +31,11 @@ struct ProcSample {
 };
 
 // One line of samples.jsonl; a file that was not read in that tick is empty.
-struct Sample {
+struct SampleLine {
   int64_t t_ns = 0;
   std::optional<uint64_t> memory_current;
   std::map<std::string, uint64_t> memory_events;
-  std::optional<Psi> memory_pressure, io_pressure;
+  std::optional<PsiTotals> memory_pressure, io_pressure;
   std::map<std::string, uint64_t> memory_stat;
   std::optional<uint64_t> cpu_usage_usec;
   std::optional<uint64_t> io_rbytes;  // summed over devices
@@ -107,7 +107,7 @@ struct Meta {
   std::optional<double> ready_delay_ms;
 };
 
-struct Outcome {
+struct OutcomeRecord {
   // As written: a status this cgmem does not know (from an older or newer
   // run directory) is kept and shown as it is.
   std::string status;
@@ -139,10 +139,10 @@ struct Run {
   std::string kernel;
   std::optional<int> stock_slots;  // batch.json's kernel.stock_slots: set at boot, else empty
   Meta meta;
-  std::optional<Outcome> outcome;  // absent: the run did not finish
+  std::optional<OutcomeRecord> outcome;  // absent: the run did not finish
   std::string outcome_problem;     // why an outcome.json there could not be read (read as unfinished)
   OpList ops;
-  std::vector<Sample> samples;
+  std::vector<SampleLine> samples;
   LineCounts ops_lines, samples_lines;
   // trace.jsonl (a traced run); trace_problem says why it could not be read.
   std::optional<TraceLog> trace;

@@ -45,7 +45,7 @@ void latency_columns(const Run& run, RunSummary& s) {
 void memory_columns(const Run& run, RunSummary& s) {
   std::optional<double> peak;
   int64_t last_t = INT64_MIN;
-  bool any_procs = std::any_of(run.samples.begin(), run.samples.end(), [](const Sample& x) { return !x.procs.empty(); });
+  bool any_procs = std::any_of(run.samples.begin(), run.samples.end(), [](const SampleLine& x) { return !x.procs.empty(); });
   auto see = [&](int64_t t, double v, bool alive) {
     peak = peak ? std::max(*peak, v) : v;
     if (alive && t >= last_t) last_t = t, s.final_bytes = v;

@@ -11,17 +11,17 @@ namespace {
 
 constexpr char kThrottleWchan[] = "mem_cgroup_handle_over_high";
 
-std::optional<uint64_t> stat(const Sample& s, const char* key) {
+std::optional<uint64_t> stat(const SampleLine& s, const char* key) {
   auto it = s.memory_stat.find(key);
   return it == s.memory_stat.end() ? std::nullopt : std::optional(it->second);
 }
 
-bool rose(const Sample& a, const Sample& b, const char* key) {
+bool rose(const SampleLine& a, const SampleLine& b, const char* key) {
   auto x = stat(a, key), y = stat(b, key);
   return x && y && *y > *x;
 }
 
-bool swapped_in(const Sample& a, const Sample& b) {
+bool swapped_in(const SampleLine& a, const SampleLine& b) {
   bool fell = a.swap_current && b.swap_current && *b.swap_current < *a.swap_current;
   return fell || rose(a, b, "workingset_refault_anon") || rose(a, b, "pswpin");
 }
@@ -44,14 +44,14 @@ std::map<std::string, uint64_t> last_swap_events(const Run& run) {
 }
 
 std::optional<double> held_usage(const Run& run) {
-  bool any_procs = std::any_of(run.samples.begin(), run.samples.end(), [](const Sample& s) { return !s.procs.empty(); });
-  std::vector<const Sample*> alive;
+  bool any_procs = std::any_of(run.samples.begin(), run.samples.end(), [](const SampleLine& s) { return !s.procs.empty(); });
+  std::vector<const SampleLine*> alive;
   for (const auto& s : run.samples)
     if (s.memory_current && (!any_procs || !s.procs.empty())) alive.push_back(&s);
   if (alive.empty()) return std::nullopt;
   int64_t half = alive.front()->t_ns + (alive.back()->t_ns - alive.front()->t_ns) / 2;
   std::vector<double> usage;
-  for (const Sample* s : alive)
+  for (const SampleLine* s : alive)
     if (s->t_ns >= half) usage.push_back(static_cast<double>(*s->memory_current));
   return median(std::move(usage));
 }
@@ -68,7 +68,7 @@ std::optional<double> throttle_asleep_share(const Run& run) {
 
 std::optional<SwapInStall> swap_in_stall(const Run& run) {
   SwapInStall out;
-  const Sample* prev = nullptr;
+  const SampleLine* prev = nullptr;
   bool pairs = false;
   for (const auto& s : run.samples) {
     if (!s.memory_pressure) continue;

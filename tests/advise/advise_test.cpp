@@ -234,7 +234,7 @@ TEST(AdviseVerify, TheRunIsMadeAgainTheWayItWasUnderTheAdvicesLimits) {
                                       "--load", "--", "sh", "-c", "redis-benchmark -q"}));
   // A leak gets the time to meet memory.max: twice (its run's length + the per-page bound) + 5 s.
   run.meta.command = false;
-  run.outcome = report::Outcome{.status = "exited", .duration_s = 1};
+  run.outcome = report::OutcomeRecord{.status = "exited", .duration_s = 1};
   a.leak = Leak{.basis = "growth", .seconds_to_kill_per_page = 20};
   auto ended = rerun_args(run, a, "out", "x");
   EXPECT_EQ(*(std::find(ended.begin(), ended.end(), "--cap") + 1), "8s")

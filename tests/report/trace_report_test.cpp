@@ -364,7 +364,7 @@ TEST(TraceReport, TheProcsClaimReadsThePerProcessRows) {
     r.meta.procs = procs;
     r.meta.high = Limit::of(241590272);
     r.meta.target_bytes = 335544320;
-    r.outcome = Outcome{.status = "cap"};
+    r.outcome = OutcomeRecord{.status = "cap"};
     return r;
   };
   std::vector<report::Run> runs = {run_of("4p", 4), run_of("1p", 1)};
