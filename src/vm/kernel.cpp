@@ -30,8 +30,8 @@ std::string last_line(const std::string& output) {
 }
 
 // An extracted package tree at `dir`, as a Kernel.
-Result<Kernel> load_tree(const std::string& dir, const std::string& release, const DebianKernel& which) {
-  Kernel kernel;
+Result<GuestKernel> load_tree(const std::string& dir, const std::string& release, const DebianKernel& which) {
+  GuestKernel kernel;
   kernel.image = dir + "/boot/vmlinuz-" + release;
   auto header = read_bzimage_release(kernel.image);
   if (!header) return std::unexpected(header.error());
@@ -100,7 +100,7 @@ std::string pvh_vmlinux(const std::string& dir, const std::string& release) {
   return ec ? std::string() : out;
 }
 
-Result<Kernel> cached_or_fetched(const std::string& kernels, const std::string& release,
+Result<GuestKernel> cached_or_fetched(const std::string& kernels, const std::string& release,
                                  const DebianKernel& which, const Progress& progress) {
   std::string dir = kernels + "/" + release;
   if (!fs::exists(dir + "/boot/vmlinuz-" + release)) {
@@ -184,7 +184,7 @@ std::string cached_debian_release(const std::string& cache, const DebianKernel& 
   return newest && fetched(*newest) ? *newest : std::string();
 }
 
-Result<Kernel> debian_kernel(const std::string& cache, const DebianKernel& which, const Progress& progress) {
+Result<GuestKernel> debian_kernel(const std::string& cache, const DebianKernel& which, const Progress& progress) {
   std::string kernels = cache + "/kernels";
   if (std::string cached = cached_debian_release(cache, which); !cached.empty()) {
     auto kernel = cached_or_fetched(kernels, cached, which, progress);
@@ -233,8 +233,8 @@ int read_config_hz(const std::string& config_path) {
   return std::atoi(config_option(read_file_or_empty(config_path), "CONFIG_HZ").c_str());
 }
 
-Result<Kernel> own_kernel(const std::string& path) {
-  Kernel kernel;
+Result<GuestKernel> own_kernel(const std::string& path) {
+  GuestKernel kernel;
   std::error_code ec;
   kernel.image = fs::absolute(path, ec);
   auto release = read_bzimage_release(kernel.image);

@@ -42,7 +42,7 @@ constexpr const DebianKernel* find_debian_kernel(std::string_view name) {
 // "linux-image-" + release.
 std::string kernel_package(const std::string& release);
 
-struct Kernel {
+struct GuestKernel {
   std::string image;        // the bzImage
   std::string pvh;          // its vmlinux with a PVH entry note, which QEMU boots faster; or empty
   std::string release;      // "6.12.117+deb12-cloud-amd64", from the bzImage header
@@ -68,7 +68,7 @@ using Progress = LineSink;
 
 // A Debian kernel from the cache, fetching it on first use (or the newest
 // cloud image of its series when the pinned one is gone from the archive).
-Result<Kernel> debian_kernel(const std::string& cache, const DebianKernel& which, const Progress& progress);
+Result<GuestKernel> debian_kernel(const std::string& cache, const DebianKernel& which, const Progress& progress);
 
 // The release of `which` already in the cache (the pinned one, else the
 // newest fallback fetched before), or empty when it has not been fetched.
@@ -78,7 +78,7 @@ std::string cached_debian_release(const std::string& cache, const DebianKernel& 
 // kernel build tree (arch/x86/boot/bzImage next to .config) or in an entry
 // of cgmem's kernel cache (bzImage next to config and vmlinux.pvh, see
 // src/kernel/cache.h).
-Result<Kernel> own_kernel(const std::string& path);
+Result<GuestKernel> own_kernel(const std::string& path);
 
 // The newest "linux-image-SERIES.*-cloud-amd64" release of `series` in
 // `search_output` (apt-cache search --names-only lines): "6.12.N+debD" by N,

@@ -65,13 +65,13 @@ SwapRequest swap_request(const VmOptions& options) {
 
 struct Inputs {
   std::string cgmem, busybox;
-  Kernel kernel;
+  GuestKernel kernel;
   std::vector<Module> modules;
   std::vector<GuestFile> programs;  // --program: programs with their loader and libraries
   std::string swap_kind;            // "none", "disk" or "zram" (choose_swap_kind)
 };
 
-Result<std::vector<Module>> guest_modules(const Kernel& kernel, const VmOptions& options,
+Result<std::vector<Module>> guest_modules(const GuestKernel& kernel, const VmOptions& options,
                                           const std::string& swap_kind, const Progress& progress) {
   if (kernel.modules_dir.empty()) {
     bool builtin = config_option(read_file_or_empty(kernel.config), "CONFIG_VIRTIO_BLK") == "y";
@@ -106,7 +106,7 @@ Result<Inputs> gather_inputs(const VmOptions& options, const std::string& self, 
   auto busybox = find_static_busybox();
   if (!busybox) return std::unexpected(busybox.error());
   in.busybox = *busybox;
-  Result<Kernel> kernel = Kernel{};
+  Result<GuestKernel> kernel = GuestKernel{};
   if (options.kernel.empty()) {
     auto cache = cache_dir();
     if (!cache) return std::unexpected(cache.error());

@@ -66,7 +66,7 @@ struct VmRun {
   std::string work_dir;        // kept images, when --keep
   Accel accel = Accel::tcg;
   std::string accel_note;      // why TCG was chosen without a probe (kvm_memory.h), or empty
-  Kernel kernel;
+  GuestKernel kernel;
   BuiltKernel built;           // its build.json's facts (found = false: not a kernel cgmem built)
   SlotsInEffect stock_slots;   // the charge stock's slots per CPU the guest was booted with
   double boot_seconds = -1;    // QEMU start to "cgmem-vm: running" (-1: never)

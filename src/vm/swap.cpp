@@ -9,10 +9,10 @@ namespace cgmem::vm {
 
 namespace {
 
-std::string kernel_what(const Kernel& kernel) { return kernel.name.empty() ? kernel.image : kernel.name; }
+std::string kernel_what(const GuestKernel& kernel) { return kernel.name.empty() ? kernel.image : kernel.name; }
 
 // zram built in, or a module the guest can load.
-bool has_zram(const Kernel& kernel, std::string_view config) {
+bool has_zram(const GuestKernel& kernel, std::string_view config) {
   std::string zram = config_option(config, "CONFIG_ZRAM");
   if (zram == "y") return true;
   if (zram != "m" || kernel.modules_dir.empty()) return false;
@@ -22,7 +22,7 @@ bool has_zram(const Kernel& kernel, std::string_view config) {
 
 }  // namespace
 
-Result<std::string> choose_swap_kind(const SwapRequest& request, const Kernel& kernel) {
+Result<std::string> choose_swap_kind(const SwapRequest& request, const GuestKernel& kernel) {
   if (request.bytes == 0) {
     if (!request.kind.empty() || request.zswap)
       return fail(request.zswap ? "--zswap needs a swap to sit in front of" : "--swap-kind needs a swap", {},

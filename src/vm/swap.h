@@ -36,7 +36,7 @@ struct SwapRequest {
 // else disk, and says which in its facts), or why it cannot:
 // zram on a kernel without CONFIG_ZRAM, zswap on one without CONFIG_ZSWAP
 // or with zram, --swap-kind or --zswap without --swap.
-Result<std::string> choose_swap_kind(const SwapRequest& request, const Kernel& kernel);
+Result<std::string> choose_swap_kind(const SwapRequest& request, const GuestKernel& kernel);
 
 // The lines of /cgmem-vm/config that tell guest_init.sh what to set up.
 std::string swap_config_lines(const SwapRequest& request, const std::string& kind);

@@ -9,8 +9,8 @@
 namespace cgmem::vm {
 namespace {
 
-Kernel kernel_with(testing::TempDir& dir, const std::string& config) {
-  Kernel k{.image = dir.path() + "/bzImage", .name = "test-kernel"};
+GuestKernel kernel_with(testing::TempDir& dir, const std::string& config) {
+  GuestKernel k{.image = dir.path() + "/bzImage", .name = "test-kernel"};
   k.config = dir.path() + "/config";
   testing::spit(k.config, config);
   return k;
@@ -25,7 +25,7 @@ TEST(VmSwap, ConfigOptionReadsYesModuleOrNothing) {
 }
 
 TEST(VmSwap, NoSwapUnlessAskedAndNoKindWithoutASize) {
-  Kernel none;
+  GuestKernel none;
   EXPECT_EQ(*choose_swap_kind({}, none), "none");
   auto kind = choose_swap_kind({.kind = "disk"}, none);
   ASSERT_FALSE(kind);
@@ -38,25 +38,25 @@ TEST(VmSwap, NoSwapUnlessAskedAndNoKindWithoutASize) {
 
 TEST(VmSwap, ZramWhereTheKernelHasItElseDisk) {
   testing::TempDir dir;
-  Kernel builtin = kernel_with(dir, "CONFIG_SWAP=y\nCONFIG_ZRAM=y\nCONFIG_ZSWAP=y\n");
+  GuestKernel builtin = kernel_with(dir, "CONFIG_SWAP=y\nCONFIG_ZRAM=y\nCONFIG_ZSWAP=y\n");
   EXPECT_EQ(*choose_swap_kind({.bytes = 64 << 20}, builtin), "zram");
   EXPECT_EQ(*choose_swap_kind({.bytes = 64 << 20, .kind = "disk"}, builtin), "disk");
   EXPECT_EQ(*choose_swap_kind({.bytes = 64 << 20, .zswap = true}, builtin), "disk") << "zswap sits on a disk";
 
   testing::TempDir other;
-  Kernel without = kernel_with(other, "CONFIG_SWAP=y\n# CONFIG_ZRAM is not set\n# CONFIG_ZSWAP is not set\n");
+  GuestKernel without = kernel_with(other, "CONFIG_SWAP=y\n# CONFIG_ZRAM is not set\n# CONFIG_ZSWAP is not set\n");
   EXPECT_EQ(*choose_swap_kind({.bytes = 64 << 20}, without), "disk");
   auto zram = choose_swap_kind({.bytes = 64 << 20, .kind = "zram"}, without);
   ASSERT_FALSE(zram);
   EXPECT_NE(zram.error().message().find("has no zram"), std::string::npos);
   // A module the kernel has no modules directory for is not there.
-  Kernel module = kernel_with(other, "CONFIG_SWAP=y\nCONFIG_ZRAM=m\n");
+  GuestKernel module = kernel_with(other, "CONFIG_SWAP=y\nCONFIG_ZRAM=m\n");
   EXPECT_EQ(*choose_swap_kind({.bytes = 64 << 20}, module), "disk");
 }
 
 // A bzImage without a .config: the guest looks for zram itself.
 TEST(VmSwap, WithoutAConfigTheGuestChooses) {
-  Kernel bare{.image = "/nonexistent/bzImage"};
+  GuestKernel bare{.image = "/nonexistent/bzImage"};
   EXPECT_EQ(*choose_swap_kind({.bytes = 64 << 20}, bare), "auto");
   EXPECT_EQ(*choose_swap_kind({.bytes = 64 << 20, .kind = "disk"}, bare), "disk");
   EXPECT_EQ(*choose_swap_kind({.bytes = 64 << 20, .zswap = true}, bare), "disk");
@@ -64,7 +64,7 @@ TEST(VmSwap, WithoutAConfigTheGuestChooses) {
 
 TEST(VmSwap, ZswapNeedsItsConfigAndADisk) {
   testing::TempDir dir;
-  Kernel debian = kernel_with(dir, "CONFIG_SWAP=y\nCONFIG_ZRAM=y\n# CONFIG_ZSWAP is not set\n");
+  GuestKernel debian = kernel_with(dir, "CONFIG_SWAP=y\nCONFIG_ZRAM=y\n# CONFIG_ZSWAP is not set\n");
   auto refused = choose_swap_kind({.bytes = 64 << 20, .zswap = true}, debian);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message().find("built without zswap (CONFIG_ZSWAP)"), std::string::npos)
