@@ -45,6 +45,15 @@ CLI::Validator size_validator(SizeRules rules) {
       rules.allow_max ? "SIZE|max" : "SIZE");
 }
 
+CLI::Validator duration_validator(TimeUnit bare_unit, uint64_t longest_ns) {
+  return CLI::Validator(
+      [bare_unit, longest_ns](std::string& text) {
+        auto parsed = parse_duration(text, bare_unit, longest_ns);
+        return parsed ? std::string() : parsed.error().message();
+      },
+      "DURATION");
+}
+
 CLI::Validator whole_number(uint64_t min, uint64_t max) {
   return CLI::Validator(
       [min, max](std::string& text) -> std::string {

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/duration.h"
 #include "common/error.h"
 #include "common/size.h"
 
@@ -29,6 +30,11 @@ void print_line_to_stderr(const std::string& line);
 
 // A CLI11 validator that accepts what parse_limit accepts with these rules.
 CLI::Validator size_validator(SizeRules rules = {.allow_max = true});
+
+// A CLI11 validator that accepts what parse_duration (common/duration.h)
+// accepts, a bare number in `bare_unit`: every duration option checks
+// through it, so each refusal reads "--NAME: invalid duration '...': why".
+CLI::Validator duration_validator(TimeUnit bare_unit, uint64_t longest_ns = kDayNs);
 
 // A CLI11 validator for an unsigned option: decimal digits only (no sign, no
 // 0x, no exponent), within [min, max]. CLI11 itself would take "-1" as

@@ -379,13 +379,17 @@ int run_advise(std::span<char*> args) {
   app.add_option("RUN", f.dirs, "run directories recorded without limits (cgmem run), or batch directories");
   app.add_option("--cgroup", f.cgroup, "instead of runs: watch this live cgroup2 directory (reads only)");
   app.add_option("--for", f.watch_for, "with --cgroup: how long to watch it (SIGINT ends it early)")
-      ->capture_default_str();
-  app.add_option("--interval", f.interval, "with --cgroup: how often to read it")->capture_default_str();
+      ->capture_default_str()
+      ->check(duration_validator(TimeUnit::s));
+  app.add_option("--interval", f.interval, "with --cgroup: how often to read it")
+      ->capture_default_str()
+      ->check(duration_validator(TimeUnit::s));
   app.add_option("--prometheus", f.prometheus,
                  "instead of runs: a Prometheus server that scrapes cgmem exporter (http://HOST:PORT)");
   app.add_option("--selector", f.selector, "with --prometheus: the one cgroup's label matchers, {cgroup=\"...\"}");
   app.add_option("--range", f.range, "with --prometheus: how far back to read (at most 8d: the VPA's window)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(duration_validator(TimeUnit::s, 8 * kDayNs));
   app.add_option("--headroom", f.headroom_pct, "memory.max over the working set, percent")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 1000.0));
@@ -394,7 +398,8 @@ int run_advise(std::span<char*> args) {
       ->check(CLI::Range(0.0, 1000.0));
   app.add_option("--crawl", f.crawl,
                  "the longest a runaway program may crawl from memory.high to memory.max at one sleep per page")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(duration_validator(TimeUnit::s));
   app.add_option("--hz", f.hz, "CONFIG_HZ of the hosts the limits are for (default: the runs' host's)")
       ->check(whole_number(10, 10000));
   app.add_option("--host-swap", f.host_swap, "swap those hosts give (default: the runs' host's)")
@@ -417,7 +422,8 @@ int run_advise(std::span<char*> args) {
       ->capture_default_str()
       ->check(CLI::Range(0.01, 50.0));
   app.add_option("--probe-interval", f.probe_interval, "with --probe: how long each memory.high is held")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(duration_validator(TimeUnit::s));
   app.add_flag("--json", f.json, "print JSON");
   if (int code = parse(app, args); code >= 0) return code;
 

@@ -116,11 +116,14 @@ int run_exporter(std::span<char*> args) {
       ->capture_default_str()
       ->transform(whole_number(1, uint64_t(1) << 40));
   app.add_option("--kill-retention", f.kill_retention, "keep an OOM-killed cgroup's kill count this long after it is gone")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(duration_validator(TimeUnit::s));
   app.add_option("--workers", f.workers, "requests served at once (a connection gets a worker only once its request is in)")
       ->capture_default_str()
       ->transform(whole_number(1, 64));
-  app.add_option("--timeout", f.timeout, "a connection's whole life: its request in and the response out (docs/fleet.md)")->capture_default_str();
+  app.add_option("--timeout", f.timeout, "a connection's whole life: its request in and the response out (docs/fleet.md)")
+      ->capture_default_str()
+      ->check(duration_validator(TimeUnit::s));
   app.add_option("--proc-root", f.proc_root, "where the tasks' /proc/PID/stat and wchan are read (a container: the host's /proc)")
       ->capture_default_str();
   app.add_flag("--once", f.once, "print one page to stdout (two scans an interval apart) and exit");

@@ -21,7 +21,8 @@ void add_tree_flags(CLI::App& app, TreeFlags& f) {
       ->check(CLI::Range(0, 1000));
   app.add_option("--match", f.match, "only cgroups whose path below the root matches this regex");
   app.add_option("--interval", f.interval, "time between scans (100ms, 2s; a bare number is seconds)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(duration_validator(TimeUnit::s));
   app.add_option("--hz", f.hz, "the kernel's CONFIG_HZ for forecasts (default: read from the host)")
       ->check(CLI::IsMember({100u, 250u, 300u, 1000u}));
 }

@@ -30,12 +30,7 @@ void duration_flag(CLI::App& app, const char* name, Into& into, TimeUnit unit,
   app.add_option_function<std::string>(
          name, [&into, unit](const std::string& text) { into = *parse_duration(text, unit); },
          help)
-      ->check(CLI::Validator(
-          [unit](std::string& text) {
-            auto parsed = parse_duration(text, unit);
-            return parsed ? std::string() : parsed.error().message();
-          },
-          "DURATION"));
+      ->check(duration_validator(unit));
 }
 
 }  // namespace
