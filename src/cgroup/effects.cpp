@@ -5,6 +5,7 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,6 +32,9 @@ class SystemEffects final : public Effects {
   }
   int send_signal(pid_t pid, int signal) override {
     return ::kill(pid, signal) == 0 ? 0 : errno;
+  }
+  int set_xattr(const std::string& path, const char* name, std::string_view value) override {
+    return ::setxattr(path.c_str(), name, value.data(), value.size(), 0) == 0 ? 0 : errno;
   }
   bool on_cgroupfs(int dir_fd) override {
     struct statfs fs{};

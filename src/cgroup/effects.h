@@ -7,6 +7,8 @@
 
 #include <sys/types.h>
 
+#include <cerrno>
+
 #include <string>
 #include <string_view>
 
@@ -29,6 +31,12 @@ class Effects {
   }
   // kill(pid, signal).
   virtual int send_signal(pid_t pid, int signal) = 0;
+  // setxattr(path, name, value): the mark on every cgroup cgmem creates
+  // (lab/marker.h), which `cgmem gc` looks for.
+  // A double that marks nothing refuses.
+  virtual int set_xattr(const std::string& /*path*/, const char* /*name*/, std::string_view /*value*/) {
+    return ENOTSUP;
+  }
   // True when dir_fd is a directory of a cgroup2 file system. Every call
   // above is refused on anything else: a plain directory's cgroup.procs is
   // just a file, and its pids are not the cgroup's.

@@ -25,11 +25,10 @@ std::optional<Mark> parse_mark(std::string_view text) {
   return mark;
 }
 
-Result<void> set_mark(const std::string& path, const Mark& mark) {
-  std::string value = format_mark(mark);
-  if (::setxattr(path.c_str(), kMarkAttr, value.data(), value.size(), 0) != 0)
-    return sys_error(fmt::format("mark the cgroup as cgmem's ({})", kMarkAttr), path,
-                     "cgmem gc cannot find this cgroup if the driver is killed");
+Result<void> set_mark(cgroup::Effects& effects, const std::string& path, const Mark& mark) {
+  if (int err = effects.set_xattr(path, kMarkAttr, format_mark(mark)); err != 0)
+    return std::unexpected(Error{.what = fmt::format("mark the cgroup as cgmem's ({})", kMarkAttr), .err = err,
+                                 .path = path, .hint = "cgmem gc cannot find this cgroup if the driver is killed"});
   return {};
 }
 

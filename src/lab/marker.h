@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "cgroup/effects.h"
 #include "common/error.h"
 
 namespace cgmem::lab {
@@ -22,7 +23,8 @@ struct Mark {
   std::string run_dir;
 };
 
-Result<void> set_mark(const std::string& cgroup_path, const Mark& mark);
+// Through `effects` (the system's, or a test's double).
+Result<void> set_mark(cgroup::Effects& effects, const std::string& cgroup_path, const Mark& mark);
 
 // The mark, or nullopt when the directory has none (not cgmem's).
 std::optional<Mark> read_mark(const std::string& cgroup_path);

@@ -206,7 +206,7 @@ Result<Cgroup> Experiment::create_marked(const std::string& name) {
     if (error.err == EACCES || error.err == EPERM) error.hint = kNotDelegatedHint;
     return std::unexpected(error);
   }
-  auto marked = set_mark(child->path(), Mark{::getpid(), dir_->path()});
+  auto marked = set_mark(*sys_.cgroupfs, child->path(), Mark{::getpid(), dir_->path()});
   if (!marked) {
     (void)child->remove();
     return std::unexpected(marked.error());

@@ -32,12 +32,12 @@ TEST_F(AdviseProbe, ACgroupWithoutTheRunsMarkIsNotWritten) {
 }
 
 TEST_F(AdviseProbe, AnotherRunsMarkIsNotEnoughAndNeitherIsADirectoryOffCgroupfs) {
-  if (!lab::set_mark(dir_, {.driver = 1, .run_dir = "/runs/other"})) GTEST_SKIP() << "no trusted.* xattrs here";
+  if (!lab::set_mark(cgroup::system_effects(), dir_, {.driver = 1, .run_dir = "/runs/other"})) GTEST_SKIP() << "no trusted.* xattrs here";
   std::string before = high();
   EXPECT_FALSE(probe(options()));
   EXPECT_EQ(high(), before);
   // Its own mark, but not a cgroup: the Cgroup handle refuses the write.
-  ASSERT_TRUE(lab::set_mark(dir_, {.driver = 4242, .run_dir = "/runs/app-probe"}));
+  ASSERT_TRUE(lab::set_mark(cgroup::system_effects(), dir_, {.driver = 4242, .run_dir = "/runs/app-probe"}));
   auto p = probe(options());
   ASSERT_FALSE(p);
   EXPECT_NE(p.error().message().find("cgroup2"), std::string::npos) << p.error().message();

@@ -44,6 +44,10 @@ class RecordingEffects final : public cgroup::Effects {
     calls.push_back("mkdir " + name);
     return make_fixture_cgroup(parent_fd, name, template_);
   }
+  int set_xattr(const std::string& path, const char* name, std::string_view) override {
+    calls.push_back("setxattr " + std::filesystem::path(path).filename().string() + " " + name);
+    return 0;
+  }
   // A fixture tree stands for cgroupfs unless a test says otherwise.
   bool on_cgroupfs(int) override { return cgroupfs; }
   int remove_dir(const std::string& path) override {

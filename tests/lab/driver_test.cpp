@@ -8,7 +8,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <sys/xattr.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -62,15 +61,18 @@ class AffinityScope {
   cpu_set_t saved_{};
 };
 
-// Setting trusted.* needs CAP_SYS_ADMIN; the driver refuses to run unmarked.
-bool can_mark(const std::string& dir) {
-  return ::setxattr(dir.c_str(), kMarkAttr, "probe", 5, 0) == 0 && ::removexattr(dir.c_str(), kMarkAttr) == 0;
-}
-
 // The file's lines that are whole JSON, and all its lines.
 std::pair<size_t, size_t> json_lines(const std::string& path) {
   std::string text = slurp(path);
   return {testing::json_lines_of(text).size(), static_cast<size_t>(std::count(text.begin(), text.end(), '\n'))};
+}
+
+// The mark the driver set on `path` through the fixture's effects (the
+// real trusted.* xattr needs CAP_SYS_ADMIN, so the double keeps it).
+std::optional<Mark> mark_set_on(const testing::FixtureCgroupfs& fixture, const std::string& path) {
+  auto on = fixture.xattrs.find(path);
+  if (on == fixture.xattrs.end() || !on->second.contains(kMarkAttr)) return std::nullopt;
+  return parse_mark(on->second.at(kMarkAttr));
 }
 
 class DriverTest : public ::testing::Test {
@@ -80,9 +82,7 @@ class DriverTest : public ::testing::Test {
     fs::create_directories(mount_ + "/system.slice");  // not the driver's
     testing::spit(mount_ + "/system.slice/cgroup.procs", "1\n");
   }
-  void SetUp() override {
-    if (!can_mark(mount_)) GTEST_SKIP() << "setting " << kMarkAttr << " needs CAP_SYS_ADMIN";
-  }
+  std::optional<Mark> mark_on(const std::string& path) { return mark_set_on(cgroupfs_, path); }
 
   DriverSetup setup() {
     RunOptions o{.name = "t1", .max = Limit::of(32 << 20), .cpu = affinity_.some_cpu(),
@@ -140,7 +140,7 @@ TEST_F(DriverTest, RunsTheWorkloadInTheMarkedCgroupItCreated) {
   std::string procs;
   clock_.after_sleep = [&](uint64_t) {
     if (mark) return;
-    mark = read_mark(cgroup());
+    mark = mark_on(cgroup());
     procs = slurp(cgroup() + "/cgroup.procs");
   };
   ASSERT_TRUE(run_experiment(setup()).has_value());
@@ -192,10 +192,11 @@ struct SeenNeighbour {
   bool alive = false;
 };
 
-std::map<std::string, SeenNeighbour> look_at(const std::vector<std::string>& paths) {
+std::map<std::string, SeenNeighbour> look_at(const std::vector<std::string>& paths,
+                                            const testing::FixtureCgroupfs& fixture) {
   std::map<std::string, SeenNeighbour> seen;
   for (const auto& path : paths) {
-    SeenNeighbour n{.mark = read_mark(path)};
+    SeenNeighbour n{.mark = mark_set_on(fixture, path)};
     auto text = cgroup::read_text(path + "/cgroup.procs");
     if (text) n.pids = cgroup::parse_procs(*text, "cgroup.procs").value_or(n.pids);
     n.alive = n.pids.size() == 1 && ::kill(n.pids[0], 0) == 0;
@@ -214,7 +215,7 @@ TEST_F(DriverTest, StartsEachNeighbourInAMarkedCgroupOfItsOwnAndRemovesThem) {
                                           cgroup() + "-neighbour-3"};
   std::map<std::string, SeenNeighbour> seen;
   clock_.after_sleep = [&](uint64_t) {
-    if (seen.empty()) seen = look_at(paths);
+    if (seen.empty()) seen = look_at(paths, cgroupfs_);
   };
   auto result = run_experiment(s);
   ASSERT_TRUE(result.has_value()) << result.error().message();
@@ -246,7 +247,7 @@ TEST_F(DriverTest, OneNeighbourKeepsItsCgroupName) {
   s.options.neighbour_ns = 100 * kMs;
   std::map<std::string, SeenNeighbour> seen;
   clock_.after_sleep = [&](uint64_t) {
-    if (seen.empty()) seen = look_at({cgroup() + "-neighbour"});
+    if (seen.empty()) seen = look_at({cgroup() + "-neighbour"}, cgroupfs_);
   };
   ASSERT_TRUE(run_experiment(s).has_value());
   EXPECT_TRUE(seen[cgroup() + "-neighbour"].alive);

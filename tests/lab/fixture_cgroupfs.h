@@ -14,6 +14,7 @@
 
 #include <signal.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,6 +46,10 @@ class FixtureCgroupfs final : public cgroup::Effects, public lab::Spawner {
     return replace_at(dir_fd, name, text);
   }
   int send_signal(pid_t pid, int signal) override { return ::kill(pid, signal) == 0 ? 0 : errno; }
+  int set_xattr(const std::string& path, const char* name, std::string_view value) override {
+    xattrs[path][name] = std::string(value);
+    return 0;
+  }
   bool on_cgroupfs(int) override { return true; }
 
   Result<pid_t> spawn(const cgroup::Cgroup& into, const cgroup::SpawnOptions& options) override {
@@ -59,6 +64,7 @@ class FixtureCgroupfs final : public cgroup::Effects, public lab::Spawner {
   std::vector<std::string> removed;              // cgroup paths, in order
   std::vector<std::vector<std::string>> argvs;   // what was spawned
   std::vector<pid_t> pids;                       // and their pids
+  std::map<std::string, std::map<std::string, std::string>> xattrs;  // path -> name -> value
 
  private:
   // The kernel's value replaces the old one; a missing file is ENOENT.
