@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                       .driver_pid = 201,
                       .driver_cgroup_id = 1,
                       .cgroups = {{4242, "/claims-x"}}};
-  run.outcome = Outcome{.status = "cap", .trace = facts};
+  run.outcome = OutcomeRecord{.status = "cap", .trace = facts};
   run.trace = parse_trace(text, size % 5 ? std::optional<uint64_t>(4242) : std::nullopt);
   const auto& events = run.trace->events;
   fuzz::check(std::is_sorted(events.begin(), events.end(),
