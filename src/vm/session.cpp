@@ -307,6 +307,73 @@ std::string oops_before_command(const std::string& console) {
   return error.starts_with("Oops: ") ? error : std::string{};
 }
 
+namespace {
+
+// Boots the guest, again while its kernel dies before the command starts.
+// A guest kernel that oopsed before the command started ran nothing of it,
+// so booting again is safe. Under TCG the project's CI saw it in 3 of 10
+// runs (15 boots each) on 2026-12-01: an int3 Oops in sched_clock_cpu 1.4
+// to 1.7 s into boot, at an instruction the kernel had just patched. KVM
+// that passed the probe can still fail on the guest's first instructions
+// ("KVM internal error ... emulation failure", seen on a nested host on
+// 2026-12-01): nothing ran, so TCG boots it again.
+Result<void> boot_until_started(QemuSpec& spec, const VmOptions& options, const Progress& progress,
+                                const volatile std::sig_atomic_t* stop, const std::string& work,
+                                const std::string& out_dir, const Result<std::string>& cache, VmRun& run) {
+  constexpr int kBoots = 3;
+  for (int attempt = 1;; ++attempt) {
+    progress(std::string("booting (") + accel_name(run.accel) + ")");
+    if (auto ok = boot(spec, options, progress, stop, work + "/qemu.log", run); !ok) return ok;
+    bool kvm_failed = spec.accel == Accel::kvm && !kvm_failure(run.guest_error).empty();
+    std::string oops = run.timed_out || run.interrupted ? std::string{}
+                       : kvm_failed                     ? run.guest_error
+                                                        : oops_before_command(read_file_or_empty(run.console_log));
+    if (oops.empty() || attempt == kBoots) return {};
+    if (kvm_failed) {
+      spec.accel = run.accel = Accel::tcg;
+      if (cache) remember_kvm_failure(*cache, oops);
+    }
+    // Kept beside DIR, never over a file that is already there.
+    std::string kept = fmt::format("{}.boot{}.console.log", out_dir, attempt);
+    bool moved = ::renameat2(AT_FDCWD, run.console_log.c_str(), AT_FDCWD, kept.c_str(), RENAME_NOREPLACE) == 0;
+    run.failed_boots.push_back({.console_log = moved ? kept : std::string{}, .error = oops});
+    progress(fmt::format("the guest {} before the command started ({}); booting again{}{}",
+                         kvm_failed ? "could not run under KVM" : "kernel died", oops,
+                         kvm_failed ? " under TCG" : "", moved ? ", its console kept as " + kept : ""));
+    run.guest_error.clear();
+  }
+}
+
+// The work directory (images, the guest's disk), removed on every way out
+// unless --keep.
+class WorkDir {
+ public:
+  WorkDir(std::string path, bool keep) : path_(std::move(path)), keep_(keep) {}
+  ~WorkDir() {
+    std::error_code ec;
+    if (!keep_) fs::remove_all(path_, ec);
+  }
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool keep_;
+};
+
+Accel choose_accel(const VmOptions& options, const Result<std::string>& cache, const Progress& progress, VmRun& run) {
+  if (options.accel) return *options.accel;
+  if (auto failed = cache ? remembered_kvm_failure(*cache) : std::nullopt) {
+    run.accel_note = "KVM failed a guest on this host since it booted (" + *failed + "); TCG without trying KVM";
+    progress(run.accel_note + " (--accel kvm tries it)");
+    return Accel::tcg;
+  }
+  return probe_accel();
+}
+
+}  // namespace
+
 Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Progress& progress,
                      const volatile std::sig_atomic_t* stop) {
   auto inputs = gather_inputs(options, self, progress);
@@ -318,77 +385,31 @@ Result<VmRun> run_vm(const VmOptions& options, const std::string& self, const Pr
   if (!options.kernel.empty()) run.built = read_built(options.kernel);
   run.stock_slots = stock_slots_in_effect(options.stock_slots, run.built, run.kernel.release);
   const char* tmp = getenv("TMPDIR");
-  std::string work = std::string(tmp && *tmp ? tmp : "/tmp") + "/cgmem-vm-XXXXXX";
-  if (!mkdtemp(work.data())) return sys_error("create a work directory", work);
-  auto cleanup = [&] {
-    std::error_code ec;
-    if (!options.keep) fs::remove_all(work, ec);
-  };
+  std::string work_path = std::string(tmp && *tmp ? tmp : "/tmp") + "/cgmem-vm-XXXXXX";
+  if (!mkdtemp(work_path.data())) return sys_error("create a work directory", work_path);
+  const WorkDir work(work_path, options.keep);
   progress("building image (" + inputs->cgmem + ", kernel " + inputs->kernel.release + ")");
-  if (auto ok = build_images(*inputs, options, work); !ok) {
-    cleanup();
-    return std::unexpected(ok.error());
-  }
+  if (auto ok = build_images(*inputs, options, work.path()); !ok) return std::unexpected(ok.error());
   auto cache = cache_dir();
-  if (options.accel) {
-    run.accel = *options.accel;
-  } else if (auto failed = cache ? remembered_kvm_failure(*cache) : std::nullopt) {
-    run.accel = Accel::tcg;
-    run.accel_note = "KVM failed a guest on this host since it booted (" + *failed + "); TCG without trying KVM";
-    progress(run.accel_note + " (--accel kvm tries it)");
-  } else {
-    run.accel = probe_accel();
-  }
+  run.accel = choose_accel(options, cache, progress, run);
   QemuSpec spec{.accel = run.accel,
-                .kernel = inputs->kernel.pvh.empty() ? inputs->kernel.image : inputs->kernel.pvh, .initrd = work + "/initramfs.gz",
-                .disk = work + "/disk.img", .console_log = run.console_log,
-                .mem_bytes = options.mem_bytes, .cpus = options.cpus, .forwards = options.forwards,
-                .kernel_args = kernel_args(options)};
+                .kernel = inputs->kernel.pvh.empty() ? inputs->kernel.image : inputs->kernel.pvh,
+                .initrd = work.path() + "/initramfs.gz", .disk = work.path() + "/disk.img",
+                .console_log = run.console_log, .mem_bytes = options.mem_bytes, .cpus = options.cpus,
+                .forwards = options.forwards, .kernel_args = kernel_args(options)};
   if (stop && *stop) {
     run.interrupted = true;
   } else {
-    // A guest kernel that oopsed before the command started ran nothing of
-    // it, so booting again is safe. Under TCG the project's CI saw it in 3
-    // of 10 runs (15 boots each) on 2026-12-01: an int3 Oops in
-    // sched_clock_cpu 1.4 to 1.7 s into boot, at an instruction the kernel
-    // had just patched.
-    // KVM that passed the probe can still fail on the guest's first
-    // instructions ("KVM internal error ... emulation failure", seen on a
-    // nested host on 2026-12-01): nothing ran, so TCG boots it again.
-    constexpr int kBoots = 3;
-    for (int attempt = 1;; ++attempt) {
-      progress(std::string("booting (") + accel_name(run.accel) + ")");
-      if (auto ok = boot(spec, options, progress, stop, work + "/qemu.log", run); !ok) {
-        cleanup();
-        return std::unexpected(ok.error());
-      }
-      bool kvm_failed = spec.accel == Accel::kvm && !kvm_failure(run.guest_error).empty();
-      std::string oops = run.timed_out || run.interrupted ? std::string{}
-                         : kvm_failed                     ? run.guest_error
-                                                          : oops_before_command(read_file_or_empty(run.console_log));
-      if (oops.empty() || attempt == kBoots) break;
-      if (kvm_failed) {
-        spec.accel = run.accel = Accel::tcg;
-        if (cache) remember_kvm_failure(*cache, oops);
-      }
-      // Kept beside DIR, never over a file that is already there.
-      std::string kept = fmt::format("{}.boot{}.console.log", *out_dir, attempt);
-      bool moved = ::renameat2(AT_FDCWD, run.console_log.c_str(), AT_FDCWD, kept.c_str(), RENAME_NOREPLACE) == 0;
-      run.failed_boots.push_back({.console_log = moved ? kept : std::string{}, .error = oops});
-      progress(fmt::format("the guest {} before the command started ({}); booting again{}{}",
-                           kvm_failed ? "could not run under KVM" : "kernel died", oops,
-                           kvm_failed ? " under TCG" : "", moved ? ", its console kept as " + kept : ""));
-      run.guest_error.clear();
-    }
+    if (auto ok = boot_until_started(spec, options, progress, stop, work.path(), *out_dir, cache, run); !ok)
+      return std::unexpected(ok.error());
     progress("collecting");
-    collect(work, run);
+    collect(work.path(), run);
   }
   if (run.exit_code < 0 && run.guest_error.empty())
     run.guest_error = guest_error_from_console(read_file_or_empty(run.console_log));
   if (auto written = write_file_atomic(run.record, record_json(options, run).dump(2) + "\n"); !written)
     run.record_error = written.error().message();
-  if (options.keep) run.work_dir = work;
-  cleanup();
+  if (options.keep) run.work_dir = work.path();
   return run;
 }
 
