@@ -67,8 +67,9 @@ int main(int argc, char** argv) {
       if (previous) {
         double dt = double(s.t_ns - previous->t_ns) / 1e9;
         uint64_t rise = s.memory_events.at("high") - previous->memory_events.at("high");
-        auto v = guard::step(e, shift, *previous->memory_current, *s.memory_current, dt, rise, *meta.high, *meta.max,
-                             kernel);
+        const guard::Interval interval{
+            .from = *previous->memory_current, .to = *s.memory_current, .dt = dt, .high_rise = rise};
+        auto v = guard::step(e, shift, interval, *meta.high, *meta.max, kernel);
         longest = std::max(longest, e.actual_s);
         if (v && (trace || v->kill)) {
           std::printf("S=%u A=%7.2f E=%7.2f R=%7.2f cur=+%4.0f pages sleeps=%6.1f drained=%6.1f r=%6.2f/s "

@@ -1,7 +1,8 @@
 // `cgmem guard`: watch a cgroup2 subtree and act by a written policy (kill,
 // raise memory.high, emulate the RFC's memory.high.throttle, report), every
-// decision a JSON line with its evidence. Dry run unless --act. The logic is
-// in src/guard; this file is the loop: scan, decide, rate-limit, act, log.
+// decision a JSON line with its evidence. Dry run unless --act. The logic and
+// the loop are in src/guard (guard/daemon.h); this file is the flags and the
+// lines.
 #include <time.h>
 
 #include <fmt/format.h>
@@ -15,8 +16,8 @@
 #include "common/exit_codes.h"
 #include "common/text.h"
 #include "guard/act.h"
+#include "guard/daemon.h"
 #include "guard/decide.h"
-#include "guard/limits.h"
 #include "guard/line.h"
 #include "guard/policy.h"
 #include "watch/render.h"
@@ -30,18 +31,7 @@ struct Settings {
   unsigned count = 0;  // intervals; 0: until SIGTERM/SIGINT
 };
 
-// Sleeps until the monotonic time `until_ns`, waking early on a stop signal.
-void sleep_until(uint64_t until_ns) {
-  while (!stop_requested()) {
-    uint64_t now = cgmem::now_ns();
-    if (now >= until_ns) return;
-    uint64_t left = std::min<uint64_t>(until_ns - now, 100'000'000);  // re-check the stop flag every 100 ms
-    timespec ts{time_t(left / 1'000'000'000), long(left % 1'000'000'000)};
-    nanosleep(&ts, nullptr);
-  }
-}
-
-void print_decision(const guard::Decision& d, const guard::Outcome& o, const Settings& s) {
+void print_decision(const guard::Decision& d, const guard::ActResult& o, const Settings& s) {
   double when = unix_time_s();
   if (s.json) {
     fmt::print("{}\n", watch::json_line(guard::decision_json(d, o, !s.act, when)));
@@ -54,46 +44,29 @@ void print_decision(const guard::Decision& d, const guard::Outcome& o, const Set
   std::fflush(stdout);
 }
 
-guard::Outcome carry_out(const guard::Decision& d, const Settings& s, guard::RateLimit& limit,
-                         guard::Actor& actor, uint32_t per_minute, double now_s) {
-  if (d.verb == guard::Verb::report) return {.result = "reported"};
-  if (!s.act) return {.result = fmt::format("dry run: would {} (--act to act)", guard::verb_name(d.verb))};
-  if (!limit.take(now_s))
-    return {.result = fmt::format("rate limited: {} actions in the last minute (limits.per_minute)", per_minute)};
-  return actor.act(d);
-}
-
 int guard_loop(const guard::Policy& policy, const TreeSetup& setup, const Settings& s) {
   auto opened = watch::Scanner::open(setup.options);
   if (!opened) return print_error(opened.error()), kFailure;
   watch::Scanner& scanner = **opened;
-  guard::Guard guard(policy, setup.options.kernel);
-  guard::RateLimit limit(policy.limits.per_minute);
   guard::CgroupActor actor(setup.options.root, setup.options.kernel.rules);
+  guard::Daemon daemon(policy, setup.options.kernel, actor, monotonic_clock(),
+                       {.act = s.act, .count = s.count, .interval_ns = setup.interval_ns});
   catch_stop_signals();
   fmt::print(stderr, "cgmem guard: {} rule{} on {} every {}{}\n", policy.rules.size(),
              policy.rules.size() == 1 ? "" : "s", visible(setup.options.root),
              format_duration(double(setup.interval_ns) / 1e9, DurationStyle::compact),
              s.act ? "; acting" : "; dry run: nothing is changed (--act to act)");
-  auto first = scanner.scan(cgmem::now_ns());
-  if (!first) return print_error(first.error()), kFailure;
-  if (auto reason = nothing_to_watch(setup, first->size())) say_nothing_to_watch("guard", *reason, false);
-  uint64_t next = cgmem::now_ns() + setup.interval_ns;
-  for (unsigned done = 0; !stop_requested() && (s.count == 0 || done < s.count); ++done) {
-    sleep_until(next);
-    if (stop_requested()) break;
-    uint64_t now = cgmem::now_ns();
+  bool first = true;
+  auto scan = [&](uint64_t now) {
     auto rows = scanner.scan(now);
-    if (!rows) return print_error(rows.error()), kFailure;
-    for (const guard::Decision& d : guard.observe(*rows)) {
-      double at = double(d.row->sample.t_ns) / 1e9;
-      guard::Outcome o = carry_out(d, s, limit, actor, policy.limits.per_minute, at);
-      print_decision(d, o, s);
-      guard.done(d, at, o.acted);
-    }
-    next += setup.interval_ns;
-    if (next < now) next = now + setup.interval_ns;  // a slow scan: no burst to catch up
-  }
+    if (rows && first)
+      if (auto reason = nothing_to_watch(setup, rows->size())) say_nothing_to_watch("guard", *reason, false);
+    first = false;
+    return rows;
+  };
+  auto ran = daemon.run(scan, [&](const guard::Decision& d, const guard::ActResult& o) { print_decision(d, o, s); },
+                        stop_requested);
+  if (!ran) return print_error(ran.error()), kFailure;
   if (stop_requested()) fmt::print(stderr, "cgmem guard: stopped by a signal\n");
   return kOk;
 }

@@ -10,11 +10,11 @@ namespace {
 
 namespace files = cgroup::files;
 
-Outcome failed(const Error& e) { return {.result = e.vanished() ? "vanished" : "error: " + e.message()}; }
+ActResult failed(const Error& e) { return {.result = e.vanished() ? "vanished" : "error: " + e.message()}; }
 
 // The re-check: what the decision assumed, read again now.
-Outcome recheck(const cgroup::Cgroup& cg, const Decision& d) {
-  Outcome o;
+ActResult recheck(const cgroup::Cgroup& cg, const Decision& d) {
+  ActResult o;
   auto current = cg.read_counter(files::kMemoryCurrent);
   if (!current) return failed(current.error());
   auto high = cg.read_limit(files::kMemoryHigh);
@@ -49,18 +49,18 @@ std::string write_mode_text(const model::KernelRules& r) {
                      model::version_text(r.version));
 }
 
-Outcome CgroupActor::act(const Decision& d) {
+ActResult CgroupActor::act(const Decision& d) {
   std::string path = root_ + std::string(d.row->path);
   if (d.row->path.empty() || d.row->path == "/" || d.row->path.find("/..") != std::string_view::npos)
     return {.result = "error: refused to act on '" + std::string(d.row->path) + "' (the root or outside it)"};
   auto cg = cgroup::Cgroup::open(path, *effects_);
   if (!cg) return failed(cg.error());
   if (cg->inode() != d.row->id) return {.result = "replaced: a new cgroup has this name now: not acted"};
-  Outcome o = recheck(*cg, d);
+  ActResult o = recheck(*cg, d);
   if (!o.acted) return o;
   if (d.verb == Verb::kill) {
     if (auto r = cg->kill_all(); !r) {
-      Outcome f = failed(r.error());
+      ActResult f = failed(r.error());
       f.current = o.current, f.high = o.high, f.tasks = o.tasks;
       return f;
     }
@@ -69,7 +69,7 @@ Outcome CgroupActor::act(const Decision& d) {
   }
   auto kept = cg->set_limit(files::kMemoryHigh, d.new_high, rules_.nonblocking_limit_write);
   if (!kept) {
-    Outcome f = failed(kept.error());
+    ActResult f = failed(kept.error());
     f.current = o.current, f.high = o.high;
     return f;
   }

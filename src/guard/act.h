@@ -23,7 +23,7 @@
 
 namespace cgmem::guard {
 
-struct Outcome {
+struct ActResult {
   bool acted = false;     // the cgroup was changed
   std::string result;     // "killed", "memory.high 16M -> 18M", "vanished", "not over memory.high now: ...", "error: ..."
   // The fresh read behind it (when one was made).
@@ -39,7 +39,7 @@ struct Outcome {
 class Actor {
  public:
   virtual ~Actor() = default;
-  virtual Outcome act(const Decision& d) = 0;
+  virtual ActResult act(const Decision& d) = 0;
 };
 
 // Acts on the cgroup2 tree under root (the scanner's --root). memory.high
@@ -51,7 +51,7 @@ class CgroupActor : public Actor {
   explicit CgroupActor(std::string root, model::KernelRules rules = model::default_rules(),
                        cgroup::Effects& effects = cgroup::system_effects())
       : root_(std::move(root)), rules_(rules), effects_(&effects) {}
-  Outcome act(const Decision& d) override;
+  ActResult act(const Decision& d) override;
 
  private:
   std::string root_;

@@ -87,6 +87,11 @@ class Guard {
 
  private:
   std::optional<Decision> decide(const Rule& rule, const watch::Row& row, Track& t, double now);
+  // One per kind of action, after decide() has tracked the episodes
+  // (d.evidence.throttled_s, thrash_s).
+  std::optional<Decision> decide_kill(Decision d, Track& t, double now) const;
+  std::optional<Decision> decide_shift(Decision d, Track& t, double now) const;
+  std::optional<Decision> decide_raise(Decision d, Track& t, double now) const;
 
   const Policy& policy_;
   model::Kernel kernel_;

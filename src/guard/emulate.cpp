@@ -158,13 +158,13 @@ Costs costs(const ShiftEmulation& e, const model::Kernel& kernel) {
   return k;
 }
 
-void under_high(ShiftEmulation& e, uint64_t from, uint64_t to, double dt, const model::Kernel& kernel) {
+void under_high(ShiftEmulation& e, const Interval& i, const model::Kernel& kernel) {
   e = {.own = e.own};
-  if (dt > 0 && to > from) e.own = e.own.plus(0, double(to - from) / double(kernel.page_size), dt);
+  if (i.dt > 0 && i.to > i.from) e.own = e.own.plus(0, double(i.to - i.from) / double(kernel.page_size), i.dt);
 }
 
-void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, double dt, uint64_t high_rise,
-             uint64_t high, const model::Kernel& kernel) {
+void advance(ShiftEmulation& e, uint32_t shift, const Interval& i, uint64_t high, const model::Kernel& kernel) {
+  const auto [from, to, dt, high_rise] = i;
   const bool first = !e.started;
   if (first) e = {.started = true, .start_usage = from, .own = e.own};
   const uint64_t low_before = first ? std::min(from, to) : e.low_usage;
@@ -237,15 +237,14 @@ ShiftVerdict judge(const ShiftEmulation& e, uint32_t shift, uint64_t usage, uint
   return v;
 }
 
-std::optional<ShiftVerdict> step(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, double dt,
-                                 uint64_t high_rise, const Limit& high, const Limit& max,
-                                 const model::Kernel& kernel) {
-  if (high.is_max() || to <= high.bytes()) {
-    under_high(e, from, to, dt, kernel);
+std::optional<ShiftVerdict> step(ShiftEmulation& e, uint32_t shift, const Interval& i, const Limit& high,
+                                 const Limit& max, const model::Kernel& kernel) {
+  if (high.is_max() || i.to <= high.bytes()) {
+    under_high(e, i, kernel);
     return std::nullopt;
   }
-  advance(e, shift, from, to, dt, high_rise, high.bytes(), kernel);
-  return judge(e, shift, to, high.bytes(), max, kernel);
+  advance(e, shift, i, high.bytes(), kernel);
+  return judge(e, shift, i.to, high.bytes(), max, kernel);
 }
 
 }  // namespace cgmem::guard

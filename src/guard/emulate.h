@@ -144,14 +144,21 @@ struct ShiftVerdict {
   bool kill = false;            // A >= E + R
 };
 
-// One interval of dt seconds under memory.high (usage from `from` to `to`
-// bytes): ends an episode over it, and measures the program's own pace.
-void under_high(ShiftEmulation& e, uint64_t from, uint64_t to, double dt, const model::Kernel& kernel);
+// One interval between two samples: usage (memory.current) went from `from`
+// to `to` bytes in dt seconds, and memory.events high rose by high_rise.
+// Named fields, so two of them cannot trade places at a call.
+struct Interval {
+  uint64_t from = 0, to = 0;
+  double dt = 0;
+  uint64_t high_rise = 0;
+};
 
-// One interval of dt seconds over memory.high: usage went from `from` to
-// `to` bytes and memory.events high rose by high_rise.
-void advance(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, double dt, uint64_t high_rise,
-             uint64_t high, const model::Kernel& kernel);
+// An interval under memory.high: ends an episode over it, and measures the
+// program's own pace (high_rise is not used).
+void under_high(ShiftEmulation& e, const Interval& i, const model::Kernel& kernel);
+
+// An interval over memory.high (`high`, bytes).
+void advance(ShiftEmulation& e, uint32_t shift, const Interval& i, uint64_t high, const model::Kernel& kernel);
 
 ShiftVerdict judge(const ShiftEmulation& e, uint32_t shift, uint64_t usage, uint64_t high, const Limit& max,
                    const model::Kernel& kernel);
@@ -159,8 +166,7 @@ ShiftVerdict judge(const ShiftEmulation& e, uint32_t shift, uint64_t usage, uint
 // One interval of a watched cgroup, the guard's and guard_replay's: over
 // memory.high it advances and judges; at or under it (or with no
 // memory.high) it takes under_high() and gives no verdict.
-std::optional<ShiftVerdict> step(ShiftEmulation& e, uint32_t shift, uint64_t from, uint64_t to, double dt,
-                                 uint64_t high_rise, const Limit& high, const Limit& max,
-                                 const model::Kernel& kernel);
+std::optional<ShiftVerdict> step(ShiftEmulation& e, uint32_t shift, const Interval& i, const Limit& high,
+                                 const Limit& max, const model::Kernel& kernel);
 
 }  // namespace cgmem::guard

@@ -42,7 +42,7 @@ json evidence_json(const Evidence& e) {
 
 }  // namespace
 
-json decision_json(const Decision& d, const Outcome& o, bool dry_run, double unix_time_s) {
+json decision_json(const Decision& d, const ActResult& o, bool dry_run, double unix_time_s) {
   json j = {
       {"t", std::round(unix_time_s * 1000) / 1000},
       {"t_mono", double(d.row->sample.t_ns) / 1e9},
@@ -69,7 +69,7 @@ json decision_json(const Decision& d, const Outcome& o, bool dry_run, double uni
   return j;
 }
 
-std::string decision_text(const Decision& d, const Outcome& o) {
+std::string decision_text(const Decision& d, const ActResult& o) {
   // One line whatever the cgroup's name or an error's text holds: a name
   // with a newline or ESC must not forge a line or drive the terminal.
   return visible(

@@ -12,9 +12,9 @@
 
 namespace cgmem::guard {
 
-nlohmann::json decision_json(const Decision& d, const Outcome& outcome, bool dry_run, double unix_time_s);
+nlohmann::json decision_json(const Decision& d, const ActResult& outcome, bool dry_run, double unix_time_s);
 
 // One line for people: "kill /jobs/leak (rule leaks): throttled for 21s ... -> killed (1 tasks)".
-std::string decision_text(const Decision& d, const Outcome& outcome);
+std::string decision_text(const Decision& d, const ActResult& outcome);
 
 }  // namespace cgmem::guard

@@ -46,7 +46,7 @@ struct Fixture {
 TEST(Act, ReChecksThenRefusesToWriteOutsideCgroupfs) {
   Fixture f;
   std::string kill_before = f.read("cgroup.kill"), high_before = f.read("memory.high");
-  Outcome o = CgroupActor(f.root).act(f.kill());
+  ActResult o = CgroupActor(f.root).act(f.kill());
   EXPECT_FALSE(o.acted);
   EXPECT_EQ(o.current, 34140160u);  // the fresh read: over memory.high, so it went on to kill
   EXPECT_EQ(o.high, Limit::of(30195712));
@@ -66,7 +66,7 @@ TEST(Act, ReChecksThenRefusesToWriteOutsideCgroupfs) {
 TEST(Act, NotOverMemoryHighNowIsNotKilled) {
   Fixture f;
   (void)write_file(f.cg + "/memory.current", "1048576\n");
-  Outcome o = CgroupActor(f.root).act(f.kill());
+  ActResult o = CgroupActor(f.root).act(f.kill());
   EXPECT_FALSE(o.acted);
   EXPECT_EQ(o.result, "not over memory.high now (1MiB of 28.8MiB): not killed");
 }
@@ -77,7 +77,7 @@ TEST(Act, AMemoryHighChangedSinceTheScanIsNotOverwritten) {
   d.verb = Verb::raise_high;
   d.expected_high = Limit::of(16 << 20);
   d.new_high = Limit::of(20 << 20);
-  Outcome o = CgroupActor(f.root).act(d);
+  ActResult o = CgroupActor(f.root).act(d);
   EXPECT_FALSE(o.acted);
   EXPECT_EQ(o.result, "memory.high reads 28.8MiB now, not the 16MiB the decision was made on: not written");
 }
@@ -134,7 +134,7 @@ Decision raise_of(Fixture& f) {
 TEST(ActWriteMode, On616MemoryHighIsWrittenWithONonblock) {
   Fixture f;
   WriteModeEffects effects;
-  Outcome o = CgroupActor(f.root, model::rules_for({6, 16}), effects).act(raise_of(f));
+  ActResult o = CgroupActor(f.root, model::rules_for({6, 16}), effects).act(raise_of(f));
   EXPECT_TRUE(o.acted) << o.result;
   EXPECT_EQ(effects.calls, std::vector<std::string>{"write O_NONBLOCK memory.high"});
   EXPECT_EQ(o.result, "memory.high 28.8MiB -> 32MiB");
@@ -145,7 +145,7 @@ TEST(ActWriteMode, On616MemoryHighIsWrittenWithONonblock) {
 TEST(ActWriteMode, On612ItCannotAndSaysSo) {
   Fixture f;
   WriteModeEffects effects;
-  Outcome o = CgroupActor(f.root, model::rules_for({6, 12}, 7), effects).act(raise_of(f));
+  ActResult o = CgroupActor(f.root, model::rules_for({6, 12}, 7), effects).act(raise_of(f));
   EXPECT_TRUE(o.acted) << o.result;
   EXPECT_EQ(effects.calls, std::vector<std::string>{"write memory.high"});
   EXPECT_EQ(o.write_mode,

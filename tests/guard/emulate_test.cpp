@@ -65,7 +65,9 @@ Crawl crawl(uint32_t kernel_shift, const Scene& scene, uint32_t guard_shift = 0)
         stock = 0, next_drain += gap();
         continue;
       }
-      advance(e, guard_shift, sample_current, current(), kInterval, events - sample_events, kHigh, kKernel);
+      const Interval interval{
+          .from = sample_current, .to = current(), .dt = kInterval, .high_rise = events - sample_events};
+      advance(e, guard_shift, interval, kHigh, kKernel);
       sample_current = current(), sample_events = events;
       if (out.kill_s < 0) {
         ShiftVerdict v = judge(e, guard_shift, current(), kHigh, Limit::of(kMax), kKernel);
@@ -205,13 +207,13 @@ TEST(EmulateShift, TheDrainRateIsMeasuredFromTheGrowth) {
   const double dt = 5.0;
   uint64_t u = kHigh + (512 << 10);
   // 8 sleeps for 8 batches of 64 pages: no drain, one sleep per batch at any shift.
-  advance(e, 2, u, u + 8 * 64 * 4096, dt, 8 * 17, kHigh, kKernel);
+  advance(e, 2, {.from = u, .to = u + 8 * 64 * 4096, .dt = dt, .high_rise = 8 * 17}, kHigh, kKernel);
   EXPECT_LT(costs(e, kKernel).drains_per_s, 0.01);
   EXPECT_NEAR(judge(e, 2, u + 8 * 64 * 4096, kHigh, Limit::of(kMax), kKernel).sleeps_per_batch, 1, 0.01);
   // 8 more sleeps for 10 pages each: (64 * 8 - 80) / 63 of them drained; no
   // cycle (5 / 8 s) is long enough to meet two drains, so the rate is drained / time.
   uint64_t v = u + 8 * 64 * 4096;
-  advance(e, 2, v, v + 80 * 4096, dt, 8 * 17, kHigh, kKernel);
+  advance(e, 2, {.from = v, .to = v + 80 * 4096, .dt = dt, .high_rise = 8 * 17}, kHigh, kKernel);
   double drained = (64.0 * 8 - 80) / 63, rate = drained / (2 * dt);
   EXPECT_NEAR(costs(e, kKernel).drained, drained, 1e-9);
   EXPECT_NEAR(costs(e, kKernel).drains_per_s, rate, 1e-6 * rate);
@@ -240,9 +242,10 @@ TEST(EmulateShift, ABatchDrainedInALaterIntervalStillCountsAsDrained) {
   uint64_t used = kHigh + (1 << 20), current = used;
   for (int i = 0; i < 40; ++i) {
     uint64_t charged = used + 64 * 4096;  // the charge: a batch, one page of it used
-    advance(e, 0, current, charged, 0.1, 17, kHigh, kKernel);
+    advance(e, 0, {.from = current, .to = charged, .dt = 0.1, .high_rise = 17}, kHigh, kKernel);
     used += 4096;
-    advance(e, 0, charged, used, 0.05, 0, kHigh, kKernel);  // the drain gives back 63
+    // The drain gives back 63.
+    advance(e, 0, {.from = charged, .to = used, .dt = 0.05, .high_rise = 0}, kHigh, kKernel);
     current = used;
   }
   EXPECT_NEAR(costs(e, kKernel).drained, 40, 1e-9);
@@ -259,10 +262,10 @@ TEST(EmulateShift, UntilThreeSleepsEverySleepCountsAsDrained) {
   // no drain, but too few sleeps to trust that; a third makes it a rate.
   ShiftEmulation e;
   const uint64_t u = 31 << 20;
-  advance(e, 2, u, u + 2 * 64 * 4096, 1.0, 2 * 17, kHigh, kKernel);
+  advance(e, 2, {.from = u, .to = u + 2 * 64 * 4096, .dt = 1.0, .high_rise = 2 * 17}, kHigh, kKernel);
   EXPECT_TRUE(std::isinf(costs(e, kKernel).drains_per_s));
   EXPECT_EQ(judge(e, 2, u + 2 * 64 * 4096, kHigh, Limit::of(kMax), kKernel).sleeps_per_batch, 64);
-  advance(e, 2, u + 2 * 64 * 4096, u + 3 * 64 * 4096, 1.0, 17, kHigh, kKernel);
+  advance(e, 2, {.from = u + 2 * 64 * 4096, .to = u + 3 * 64 * 4096, .dt = 1.0, .high_rise = 17}, kHigh, kKernel);
   EXPECT_LT(costs(e, kKernel).drains_per_s, 0.01);
 }
 
@@ -270,13 +273,13 @@ TEST(EmulateShift, TheProgramsOwnPaceUnderMemoryHighOutlivesAnEpisode) {
   // 1,000 pages in 0.1 s under memory.high: 0.1 ms per page, no reclaim.
   ShiftEmulation e;
   const uint64_t u = kHigh - (8 << 20);
-  under_high(e, u, u + 1000 * 4096, 0.1, kKernel);
+  under_high(e, {.from = u, .to = u + 1000 * 4096, .dt = 0.1}, kKernel);
   EXPECT_FALSE(e.started);
   EXPECT_NEAR(costs(e, kKernel).per_page_s, 1e-4, 1e-12);
   // An episode over memory.high and back under it: the pace is kept, the episode is not.
-  advance(e, 2, kHigh + 4096, kHigh + 8192, 0.1, 17, kHigh, kKernel);
+  advance(e, 2, {.from = kHigh + 4096, .to = kHigh + 8192, .dt = 0.1, .high_rise = 17}, kHigh, kKernel);
   EXPECT_TRUE(e.started);
-  under_high(e, kHigh, kHigh, 0.1, kKernel);  // no growth: nothing measured
+  under_high(e, {.from = kHigh, .to = kHigh, .dt = 0.1}, kKernel);  // no growth: nothing measured
   EXPECT_FALSE(e.started);
   EXPECT_EQ(e.sleeps, 0);
   EXPECT_NEAR(costs(e, kKernel).per_page_s, 1e-4, 1e-12);
@@ -285,14 +288,17 @@ TEST(EmulateShift, TheProgramsOwnPaceUnderMemoryHighOutlivesAnEpisode) {
 TEST(EmulateShift, AStepJudgesOnlyOverMemoryHigh) {
   ShiftEmulation e;
   const Limit high = Limit::of(kHigh), max = Limit::of(kMax);
-  EXPECT_FALSE(step(e, 2, kHigh - 8192, kHigh, 0.1, 0, high, max, kKernel));  // at memory.high: not over it
+  // At memory.high: not over it.
+  EXPECT_FALSE(step(e, 2, {.from = kHigh - 8192, .to = kHigh, .dt = 0.1, .high_rise = 0}, high, max, kKernel));
   EXPECT_NEAR(costs(e, kKernel).per_page_s, 0.05, 1e-12);                   // 2 pages in 0.1 s: its own pace
-  auto verdict = step(e, 2, kHigh, kHigh + 4096, 0.1, 17, high, max, kKernel);
+  auto verdict = step(e, 2, {.from = kHigh, .to = kHigh + 4096, .dt = 0.1, .high_rise = 17}, high, max, kKernel);
   ASSERT_TRUE(verdict);
   EXPECT_TRUE(e.started);
   EXPECT_NEAR(e.actual_s, 0.1, 1e-12);
   EXPECT_GT(verdict->budget_s, e.actual_s);
-  EXPECT_FALSE(step(e, 2, kHigh + 4096, kHigh + 8192, 0.1, 17, Limit::max(), max, kKernel));  // no memory.high
+  // No memory.high.
+  EXPECT_FALSE(
+      step(e, 2, {.from = kHigh + 4096, .to = kHigh + 8192, .dt = 0.1, .high_rise = 17}, Limit::max(), max, kKernel));
   EXPECT_FALSE(e.started);
 }
 
