@@ -24,7 +24,7 @@ const char* kTickFiles[] = {"memory.current", "memory.events", "memory.pressure"
 
 // Parses what a sampler tick parses from the seven files' text.
 uint64_t parse_tick(const std::array<std::string_view, 7>& text) {
-  uint64_t sum = parse_memory_current(text[0]).value_or(0);
+  uint64_t sum = parse_counter_value(text[0]).value_or(0);
   sum += flat_value(text[1], "high").value_or(0);
   sum += parse_pressure(text[2], "memory.pressure")->some->total_usec;
   sum += parse_pressure(text[3], "io.pressure")->some->total_usec;

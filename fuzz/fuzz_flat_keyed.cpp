@@ -1,5 +1,5 @@
 // memory.events, cgroup.events, memory.stat
-// and the allocation-free lookups over the same text.
+// and the allocation-free forms over the same text, which must agree.
 #include "cgroup/flat_keyed.h"
 #include "fuzz.h"
 
@@ -16,6 +16,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The first "high" line wins in flat_value; the last in the table parser.
     // Both see a value whenever the key is there and well formed.
     if (events->high) fuzz::check(pairs > 0);
+  }
+  // The allocation-free form reads the same lines the checked one does.
+  cgroup::EventCounts counts;
+  auto seen = cgroup::parse_event_counts(counts, text);
+  fuzz::check(seen.known + seen.unknown + seen.malformed >= pairs);
+  if (events) {
+    fuzz::check(counts.high == events->high.value_or(0));
+    fuzz::check(counts.oom_kill == events->oom_kill.value_or(0));
+    fuzz::check(seen.malformed <= events->malformed);
+  } else {
+    fuzz::check(seen.known == 0);  // (the checked form knows sock_throttled as well)
   }
   (void)cgroup::flat_value(text, "high");
   (void)cgroup::flat_value(text, "");

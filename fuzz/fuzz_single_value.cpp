@@ -8,7 +8,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto text = fuzz::text(data, size);
   auto limit = cgroup::parse_limit_file(text, "memory.max");
   auto counter = cgroup::parse_counter_file(text, "memory.current");
-  auto current = cgroup::parse_memory_current(text);
+  auto current = cgroup::parse_counter_value(text);
   fuzz::check(counter.has_value() == current.has_value());
   if (counter) fuzz::check(limit && !limit->is_max() && limit->bytes() == *counter);
   if (limit && !limit->is_max()) fuzz::check(counter && *counter == limit->bytes());

@@ -10,7 +10,7 @@ namespace {
 
 bool same_values(const cgmem::watch::Sample& a, const cgmem::watch::Sample& b) {
   auto events = [](const cgmem::watch::Events& x, const cgmem::watch::Events& y) {
-    return x.high == y.high && x.max == y.max && x.oom == y.oom && x.oom_kill == y.oom_kill &&
+    return x.low == y.low && x.high == y.high && x.max == y.max && x.oom == y.oom && x.oom_kill == y.oom_kill &&
            x.oom_group_kill == y.oom_group_kill;
   };
   auto psi = [](const cgmem::watch::Psi& x, const cgmem::watch::Psi& y) {

@@ -14,7 +14,7 @@ std::optional<uint64_t> flat_value(std::string_view text, std::string_view key) 
 
 namespace {
 
-#define ROW(T, name) FlatKey<T>{#name, &T::name}
+#define ROW(T, name) {#name, &T::name}
 
 constexpr FlatKey<MemoryEvents> kMemoryEventsKeys[] = {
     ROW(MemoryEvents, low),      ROW(MemoryEvents, high),           ROW(MemoryEvents, max),
@@ -47,6 +47,14 @@ constexpr FlatKey<MemoryStat> kMemoryStatKeys[] = {
     ROW(MemoryStat, pgdeactivate), ROW(MemoryStat, thp_fault_alloc),
 };
 
+constexpr FlatKey<EventCounts, uint64_t> kEventCountsKeys[] = {
+    ROW(EventCounts, low), ROW(EventCounts, high),     ROW(EventCounts, max),
+    ROW(EventCounts, oom), ROW(EventCounts, oom_kill), ROW(EventCounts, oom_group_kill),
+};
+
+constexpr FlatKey<SwapEventCounts, uint64_t> kSwapEventCountsKeys[] = {
+    ROW(SwapEventCounts, high), ROW(SwapEventCounts, max), ROW(SwapEventCounts, fail)};
+
 #undef ROW
 
 }  // namespace
@@ -61,6 +69,14 @@ Result<CgroupEvents> parse_cgroup_events(std::string_view text, std::string_view
 
 Result<MemoryStat> parse_memory_stat(std::string_view text, std::string_view source) {
   return parse_flat<MemoryStat>(text, kMemoryStatKeys, source);
+}
+
+FlatCounts parse_event_counts(EventCounts& out, std::string_view text) noexcept {
+  return parse_flat_into<EventCounts, uint64_t>(out, kEventCountsKeys, text);
+}
+
+FlatCounts parse_swap_event_counts(SwapEventCounts& out, std::string_view text) noexcept {
+  return parse_flat_into<SwapEventCounts, uint64_t>(out, kSwapEventCountsKeys, text);
 }
 
 }  // namespace cgmem::cgroup

@@ -55,36 +55,106 @@ size_t for_each_flat(std::string_view text, F&& f) {
 // memory.events), or nullopt when the key is absent or its line malformed.
 std::optional<uint64_t> flat_value(std::string_view text, std::string_view key) noexcept;
 
-// One row of a parse table: a key and the struct member it fills.
-template <typename T>
+// One row of a parse table: a key and the struct member it fills, a
+// Counter (empty until the kernel prints the key) or a plain uint64_t.
+template <typename T, typename M = Counter>
 struct FlatKey {
   std::string_view key;
-  Counter T::*member;
+  M T::*member;
 };
 
+// What parse_flat_into saw: lines whose key is in the table, lines whose
+// key is not, lines that are not "key u64". Bit i of `seen` is set when
+// table row i was filled (rows past 63 fill without a bit).
+struct FlatCounts {
+  size_t known = 0, unknown = 0, malformed = 0;
+  uint64_t seen = 0;
+  bool has(size_t row) const { return row < 64 && (seen >> row & 1); }
+};
+
+// Parses text into out through table, allocating nothing: a known key's
+// value is converted and stored (the last line wins), a known key with a
+// bad value is malformed. A line with an unknown key goes to
+// on_unknown(key, value_text), which says whether it was well formed; by
+// default it is counted without converting its value, so a file with many
+// keys costs one conversion per wanted key.
+template <typename T, typename M, typename OnUnknown>
+FlatCounts parse_flat_into(T& out, std::span<const FlatKey<T, M>> table, std::string_view text,
+                           OnUnknown&& on_unknown) {
+  FlatCounts counts;
+  while (!text.empty()) {
+    std::string_view line = trim_end(next_line(text));
+    if (line.empty()) continue;
+    size_t space = line.find(' ');
+    if (space == 0 || space == std::string_view::npos) {
+      ++counts.malformed;
+      continue;
+    }
+    std::string_view key = line.substr(0, space), value_text = trim(line.substr(space));
+    size_t row = 0;
+    while (row < table.size() && table[row].key != key) ++row;
+    if (row == table.size()) {
+      if (on_unknown(key, value_text)) ++counts.unknown;
+      else ++counts.malformed;
+      continue;
+    }
+    auto value = to_u64(value_text);
+    if (!value) {
+      ++counts.malformed;
+      continue;
+    }
+    out.*table[row].member = *value;
+    ++counts.known;
+    if (row < 64) counts.seen |= uint64_t{1} << row;
+  }
+  return counts;
+}
+
+template <typename T, typename M>
+FlatCounts parse_flat_into(T& out, std::span<const FlatKey<T, M>> table,
+                           std::string_view text) noexcept {
+  return parse_flat_into(out, table, text, [](std::string_view, std::string_view) { return true; });
+}
+
 // Parses text into T through table. T has Counter members, `KeyValues
-// other` and `size_t malformed`.
+// other` (the unknown keys, in file order) and `size_t malformed`.
 template <typename T>
 Result<T> parse_flat(std::string_view text, std::span<const FlatKey<T>> table,
                      std::string_view source) {
   T out{};
-  bool known = false;
-  out.malformed = for_each_flat(text, [&](std::string_view key, uint64_t value) {
-    for (const auto& row : table) {
-      if (row.key == key) {
-        out.*row.member = value;
-        known = true;
-        return;
-      }
-    }
-    out.other.emplace_back(std::string(key), value);
+  auto counts = parse_flat_into(out, table, text, [&](std::string_view key, std::string_view value) {
+    auto number = to_u64(value);
+    if (number) out.other.emplace_back(std::string(key), *number);
+    return number.has_value();
   });
-  if (!known && !trim(text).empty()) {
+  out.malformed = counts.malformed;
+  if (counts.known == 0 && !trim(text).empty()) {
     return fail("parse " + std::string(source) + ": no known key in " + quote(trim(text)));
   }
-  if (!known) return fail("parse " + std::string(source) + ": the file is empty");
+  if (counts.known == 0) return fail("parse " + std::string(source) + ": the file is empty");
   return out;
 }
+
+// memory.events (or .local) as plain numbers, 0 where the kernel printed
+// no such key: the hot loops' form (the scan, the sampler's summary).
+struct EventCounts {
+  uint64_t low = 0;             // reclaims below memory.low
+  uint64_t high = 0;            // reclaim_high calls: 17 per sleep when nothing is reclaimable
+  uint64_t max = 0;             // charges that hit memory.max
+  uint64_t oom = 0;             // OOM situations
+  uint64_t oom_kill = 0;        // tasks killed by the OOM killer
+  uint64_t oom_group_kill = 0;  // whole-cgroup kills (memory.oom.group)
+};
+FlatCounts parse_event_counts(EventCounts& out, std::string_view text) noexcept;
+
+// memory.swap.events: counted on the cgroup and each ancestor (the kernel
+// has no .local of it).
+struct SwapEventCounts {
+  uint64_t high = 0;  // passes of mem_cgroup_handle_over_high with swap over memory.swap.high
+  uint64_t max = 0;   // swap-outs refused at memory.swap.max
+  uint64_t fail = 0;  // swap-outs that failed (memory.swap.max, or no swap slot left)
+};
+FlatCounts parse_swap_event_counts(SwapEventCounts& out, std::string_view text) noexcept;
 
 // memory.events and memory.events.local.
 struct MemoryEvents {

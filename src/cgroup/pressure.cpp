@@ -30,13 +30,11 @@ std::optional<PressureLine> parse_pressure_fields(std::string_view fields) noexc
   return out;
 }
 
-Result<Pressure> parse_pressure(std::string_view text, std::string_view source) {
+Pressure parse_pressure_lines(std::string_view text) noexcept {
   Pressure out;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    std::string_view line = trim_end(next_line(rest));
-    if (line.empty()) continue;
-    std::string_view fields = line;
+  while (!text.empty()) {
+    std::string_view fields = trim_end(next_line(text));
+    if (fields.empty()) continue;
     std::string_view kind = next_token(fields);
     auto parsed = parse_pressure_fields(fields);
     if (kind == "some" && parsed) {
@@ -47,6 +45,11 @@ Result<Pressure> parse_pressure(std::string_view text, std::string_view source) 
       ++out.malformed;
     }
   }
+  return out;
+}
+
+Result<Pressure> parse_pressure(std::string_view text, std::string_view source) {
+  Pressure out = parse_pressure_lines(text);
   if (!out.some && !out.full) {
     return fail("parse " + std::string(source) + ": no 'some' or 'full' line in " +
                 quote(trim(text)));

@@ -6,7 +6,7 @@
 //
 // avgN are percentages of wall time over the last N seconds; total is
 // microseconds stalled since boot. `full` is absent on older kernels' CPU
-// files. Parsing allocates nothing on success.
+// files.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,11 @@ struct Pressure {
   size_t malformed = 0;  // lines skipped: unknown kind or a field missing
 };
 
-// Error when neither a well-formed `some` nor `full` line is there.
+// Allocation-free, for hot loops: the well-formed `some` and `full` lines
+// of text, each line else counted in malformed.
+Pressure parse_pressure_lines(std::string_view text) noexcept;
+
+// The same, with an error when neither a `some` nor a `full` line is there.
 Result<Pressure> parse_pressure(std::string_view text, std::string_view source);
 
 // One "some ..."/"full ..." line without its kind word; nullopt unless all

@@ -23,8 +23,10 @@ Result<Limit> parse_limit_file(std::string_view text, std::string_view source);
 // memory.current, memory.peak, memory.swap.current, ...: bytes.
 Result<uint64_t> parse_counter_file(std::string_view text, std::string_view source);
 
-// Allocation-free, for hot loops: memory.current (or any counter file) from
-// a buffer; nullopt when the text is not a number.
-std::optional<uint64_t> parse_memory_current(std::string_view text) noexcept;
+// Allocation-free, for hot loops: a counter file's bytes (memory.current)
+// or a limit file's (memory.high) from a buffer; nullopt when the text is
+// not what the kernel writes.
+std::optional<uint64_t> parse_counter_value(std::string_view text) noexcept;
+std::optional<Limit> parse_limit_value(std::string_view text) noexcept;
 
 }  // namespace cgmem::cgroup

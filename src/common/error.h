@@ -9,15 +9,18 @@
 
 namespace cgmem {
 
+// The errnos a cgroup or process that went away gives (ENOENT, ENODEV,
+// ESRCH): callers one layer up treat these as "no data", not failure.
+inline bool vanished_errno(int err) { return err == ENOENT || err == ENODEV || err == ESRCH; }
+
 struct Error {
   std::string what;  // what was tried, e.g. "write 64M to memory.max"
   int err = 0;       // errno when the kernel said no, else 0
   std::string path;  // the file involved, if any
   std::string hint;  // what the user can do, if we know
 
-  // True for the errnos a vanished cgroup or process gives (ENOENT, ENODEV,
-  // ESRCH): callers one layer up treat these as "no data", not failure.
-  bool vanished() const { return err == ENOENT || err == ENODEV || err == ESRCH; }
+  // True when err is a vanished cgroup's or process's (vanished_errno).
+  bool vanished() const { return vanished_errno(err); }
 
   // "what: path: strerror (hint)" with the empty parts left out, on one
   // line, shown with visible() (common/text.h): control bytes and bytes

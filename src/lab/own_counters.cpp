@@ -83,7 +83,7 @@ Result<OwnCounters> OwnCounters::open(const std::string& dir, bool writable_high
 Result<Counters> OwnCounters::read() {
   Counters out;
   auto current = current_->read_raw(buffer_);
-  auto value = current ? cgroup::parse_memory_current(*current) : std::nullopt;
+  auto value = current ? cgroup::parse_counter_value(*current) : std::nullopt;
   if (!current) return sys_error("read", current_->path());
   if (!value) return fail("memory.current is not a number", current_->path());
   out.current = *value;
@@ -97,7 +97,7 @@ Result<Counters> OwnCounters::read() {
   if (!swap_current_) return out;
   auto swap = swap_current_->read_raw(buffer_);
   if (!swap) return sys_error("read", swap_current_->path());
-  auto swap_value = cgroup::parse_memory_current(*swap);
+  auto swap_value = cgroup::parse_counter_value(*swap);
   if (!swap_value) return fail("memory.swap.current is not a number", swap_current_->path());
   auto swap_events = swap_events_->read_raw(buffer_);
   if (!swap_events) return sys_error("read", swap_events_->path());

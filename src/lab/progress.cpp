@@ -15,8 +15,8 @@ std::string progress_line(double elapsed_s, const TickSummary& tick, uint64_t op
                             ? std::string("-")
                             : fmt::format("{:.1f}ms", static_cast<double>(slowest_lat_ns) / 1e6);
   return fmt::format("cgmem run: {:6.1f}s  current {}  ops {}  slowest op {}  high {}  max {}",
-                     elapsed_s, format_bytes(tick.current), ops_in_second, slowest, tick.high,
-                     tick.max);
+                     elapsed_s, format_bytes(tick.current), ops_in_second, slowest, tick.events.high,
+                     tick.events.max);
 }
 
 Progress::Progress(LineSink sink, const std::string& ops_path, uint64_t started_ns)

@@ -12,6 +12,7 @@
 #include "cgroup/flat_keyed.h"
 #include "cgroup/nested_keyed.h"
 #include "cgroup/pressure.h"
+#include "cgroup/single_value.h"
 #include "common/text.h"
 #include "common/file.h"
 #include "proc/stat.h"
@@ -93,35 +94,25 @@ int Sampler::emit_file(File& file, TickSummary& summary) {
   if (!text) return errno != 0 ? errno : EIO;
   switch (file.kind) {
     case Kind::counter: {
-      auto value = to_u64(trim_end(*text));
+      auto value = cgroup::parse_counter_value(*text);
       if (!value) return EINVAL;
       line_.field(file.json_key, *value);
       if (file.name == files::kMemoryCurrent) summary.current = *value, summary.read_current = true;
       return 0;
     }
     case Kind::flat: {
-      bool events = file.name == files::kMemoryEvents;
+      // Every key the kernel wrote goes into the line.
       line_.key(file.json_key).open();
-      cgroup::for_each_flat(*text, [&](std::string_view key, uint64_t value) {
-        line_.field(key, value);
-        if (!events) return;
-        if (key == "high") summary.high = value;
-        if (key == "max") summary.max = value;
-        if (key == "oom") summary.oom = value;
-        if (key == "oom_kill") summary.oom_kill = value;
-      });
+      cgroup::for_each_flat(*text, [&](std::string_view key, uint64_t value) { line_.field(key, value); });
       line_.close();
+      if (file.name == files::kMemoryEvents) cgroup::parse_event_counts(summary.events, *text);
       return 0;
     }
     case Kind::pressure: {
+      auto pressure = cgroup::parse_pressure_lines(*text);
       line_.key(file.json_key).open();
-      std::string_view rest = *text;
-      while (!rest.empty()) {
-        std::string_view fields = trim_end(next_line(rest));
-        std::string_view kind = next_token(fields);
-        auto parsed = cgroup::parse_pressure_fields(fields);
-        if (parsed && (kind == "some" || kind == "full")) emit_pressure_line(line_, kind, *parsed);
-      }
+      if (pressure.some) emit_pressure_line(line_, "some", *pressure.some);
+      if (pressure.full) emit_pressure_line(line_, "full", *pressure.full);
       line_.close();
       return 0;
     }

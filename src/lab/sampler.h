@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "cgroup/flat_keyed.h"
 #include "cgroup/reader.h"
 #include "common/error.h"
 #include "common/fd.h"
@@ -38,7 +39,7 @@ namespace cgmem::lab {
 struct TickSummary {
   bool read_current = false;
   uint64_t current = 0;
-  uint64_t high = 0, max = 0, oom = 0, oom_kill = 0;
+  cgroup::EventCounts events;  // memory.events
   unsigned procs = 0;
   unsigned read_errors = 0;  // files this tick could not read (named in the line)
 };

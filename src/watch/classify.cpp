@@ -16,12 +16,16 @@ double share(uint64_t before_usec, uint64_t after_usec, double dt_s) {
 }
 
 Events event_rises(const Events& a, const Events& b) {
-  return {rise(a.high, b.high), rise(a.max, b.max), rise(a.oom, b.oom),
-          rise(a.oom_kill, b.oom_kill), rise(a.oom_group_kill, b.oom_group_kill)};
+  return {.low = rise(a.low, b.low),
+          .high = rise(a.high, b.high),
+          .max = rise(a.max, b.max),
+          .oom = rise(a.oom, b.oom),
+          .oom_kill = rise(a.oom_kill, b.oom_kill),
+          .oom_group_kill = rise(a.oom_group_kill, b.oom_group_kill)};
 }
 
 SwapEvents swap_event_rises(const SwapEvents& a, const SwapEvents& b) {
-  return {rise(a.high, b.high), rise(a.max, b.max), rise(a.fail, b.fail)};
+  return {.high = rise(a.high, b.high), .max = rise(a.max, b.max), .fail = rise(a.fail, b.fail)};
 }
 
 // Pages/s of one memory.stat counter, 0 unless both samples had its key.

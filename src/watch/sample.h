@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "cgroup/files.h"
+#include "cgroup/flat_keyed.h"
 #include "common/size.h"
 
 namespace cgmem::watch {
@@ -49,10 +51,13 @@ enum class File : uint8_t {
 };
 inline constexpr size_t kFileCount = 13;
 inline constexpr std::array<const char*, kFileCount> kFileNames = {
-    "memory.current", "memory.high",   "memory.max",      "memory.events",
-    "memory.events.local", "memory.stat", "memory.pressure", "io.pressure",
-    "memory.swap.current", "memory.swap.max", "memory.swap.high", "memory.swap.events",
-    "memory.zswap.current"};
+    cgroup::files::kMemoryCurrent,      cgroup::files::kMemoryHigh,
+    cgroup::files::kMemoryMax,          cgroup::files::kMemoryEvents,
+    cgroup::files::kMemoryEventsLocal,  cgroup::files::kMemoryStat,
+    cgroup::files::kMemoryPressure,     cgroup::files::kIoPressure,
+    cgroup::files::kMemorySwapCurrent,  cgroup::files::kMemorySwapMax,
+    cgroup::files::kMemorySwapHigh,     cgroup::files::kMemorySwapEvents,
+    cgroup::files::kMemoryZswapCurrent};
 
 constexpr uint32_t bit(File f) { return 1u << static_cast<unsigned>(f); }
 
@@ -62,21 +67,9 @@ struct Psi {
   uint64_t some_usec = 0, full_usec = 0;  // stalled time since the cgroup was created
 };
 
-// memory.events (or .local) counters cgmem classifies on.
-struct Events {
-  uint64_t high = 0;            // reclaim_high calls: 17 per sleep when nothing is reclaimable
-  uint64_t max = 0;             // charges that hit memory.max
-  uint64_t oom = 0;             // OOM situations
-  uint64_t oom_kill = 0;        // tasks killed by the OOM killer
-  uint64_t oom_group_kill = 0;  // whole-cgroup kills (memory.oom.group)
-};
-
-// memory.swap.events: counted on the cgroup and each ancestor (no .local).
-struct SwapEvents {
-  uint64_t high = 0;  // passes of mem_cgroup_handle_over_high with swap over memory.swap.high: 17 per sleep
-  uint64_t max = 0;   // swap-outs refused at memory.swap.max
-  uint64_t fail = 0;  // swap-outs that failed (memory.swap.max, or no swap slot left)
-};
+// memory.events (or .local) and memory.swap.events, as cgroup/ parses them.
+using Events = cgroup::EventCounts;
+using SwapEvents = cgroup::SwapEventCounts;
 
 // memory.stat's swap counters that only some kernels print (StatKeys bits).
 enum StatKey : uint8_t {
@@ -127,9 +120,9 @@ struct Sample {
   }
 };
 
-// Parses one file's text into sample (setting its bit in sample.read when
-// the text is well formed, in sample.malformed when not). Never allocates; a
-// malformed file leaves its fields untouched.
+// Parses one file's text into sample through cgroup/'s allocation-free
+// parsers, setting its bit in sample.read when the text is well formed, in
+// sample.malformed when not. A malformed file leaves its fields untouched.
 void parse_into(Sample& sample, File file, std::string_view text) noexcept;
 
 }  // namespace cgmem::watch

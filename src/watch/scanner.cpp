@@ -92,8 +92,6 @@ int open_subdir(int dir_fd, const char* name) {
   return ::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-bool vanished_errno(int err) { return err == ENOENT || err == ENODEV || err == ESRCH; }
-
 // True when the cgroup shows something worth listing its tasks for.
 bool under_pressure(const Rates& r) {
   return r.rise.high || r.rise.max || r.rise.oom_kill || r.swap_rise.high || r.refaults_per_s > 0 ||

@@ -3,10 +3,11 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include <nlohmann/json.hpp>
+#include <fmt/format.h>
 
 #include "cgroup/reader.h"
 #include "common/file.h"
+#include "common/json_get.h"
 #include "common/text.h"
 
 namespace cgmem::watch {
@@ -82,10 +83,10 @@ Result<void> copy_sample(const Scanner& scanner, std::span<const Row> rows, int 
     if (auto r = write_at(to.get(), "cgmem.inode", std::to_string(row.id) + "\n", sample + rel + "/cgmem.inode"); !r)
       return r;
     std::string procs_path = root + rel + "/cgroup.procs";
-    auto procs = cgroup::read_text_at(from.get(), "cgroup.procs", procs_path);
+    auto procs = cgroup::read_text_at(from.get(), cgroup::files::kCgroupProcs, procs_path);
     if (!procs && procs.error().err == 0) return std::unexpected(procs.error());
     if (!procs) continue;
-    if (auto r = write_at(to.get(), "cgroup.procs", *procs, procs_path); !r) return r;
+    if (auto r = write_at(to.get(), cgroup::files::kCgroupProcs, *procs, procs_path); !r) return r;
     if (proc_dir.valid())
       if (auto r = copy_tasks(*procs, proc_dir.get(), out_proc.get(), proc_root); !r) return r;
   }
@@ -93,16 +94,16 @@ Result<void> copy_sample(const Scanner& scanner, std::span<const Row> rows, int 
 }
 
 Result<void> write_snapshot_meta(const std::string& dir, const SnapshotMeta& m) {
-  nlohmann::json samples = nlohmann::json::array();
+  Json samples = Json::array();
   for (int i = 0; i < 2; ++i)
     samples.push_back({{"dir", std::to_string(i)}, {"t_ns", m.t_ns[i]}, {"unix_time", m.unix_time[i]}});
-  nlohmann::json j = {{"schema", 1},
-                      {"root", m.root},
-                      {"kernel", m.kernel},
-                      {"hz", m.kernel_facts.hz},
-                      {"hz_source", m.hz_source},
-                      {"page_size", m.kernel_facts.page_size},
-                      {"samples", samples}};
+  Json j = {{"schema", kSnapshotSchema},
+            {"root", m.root},
+            {"kernel", m.kernel},
+            {"hz", m.kernel_facts.hz},
+            {"hz_source", m.hz_source},
+            {"page_size", m.kernel_facts.page_size},
+            {"samples", samples}};
   return write_file(dir + "/snapshot.json", j.dump(2) + "\n");
 }
 
@@ -111,53 +112,74 @@ namespace {
 // snapshot.json is a few hundred bytes; this bound leaves room for any root path.
 constexpr uint64_t kMaxSnapshotJson = 1 << 20;
 
+// What is wrong with a snapshot.json, said in a few words.
+template <typename T>
+using Checked = std::expected<T, std::string>;
+
+std::string shown(const Json* v) { return v ? v->dump() : "missing"; }
+
 // A whole number in [lo, hi], or a message naming the key and what it should be.
-uint64_t whole_in(const nlohmann::json& j, const char* key, uint64_t lo, uint64_t hi, const char* expected) {
-  const auto& v = j.at(key);
-  if (!v.is_number_unsigned() || v.get<uint64_t>() < lo || v.get<uint64_t>() > hi)
-    throw std::runtime_error(std::string(key) + " is " + v.dump() + ", not " + expected);
-  return v.get<uint64_t>();
+Checked<uint64_t> whole_in(const Json& j, const char* key, uint64_t lo, uint64_t hi, std::string_view expected) {
+  auto v = get_u64(j, key);
+  if (!v || *v < lo || *v > hi)
+    return std::unexpected(fmt::format("{} is {}, not {}", key, shown(json_child(j, key)), expected));
+  return *v;
+}
+
+Checked<SnapshotMeta> meta_from(const Json& j) {
+  if (!j.is_object()) return std::unexpected("it is not a JSON object");
+  if (get_u64(j, "schema") != kSnapshotSchema)
+    return std::unexpected(fmt::format("schema {} is not {}", shown(json_child(j, "schema")), kSnapshotSchema));
+  SnapshotMeta m;
+  auto root = get_str(j, "root");
+  if (!root) return std::unexpected("root is " + shown(json_child(j, "root")) + ", not a path");
+  m.root = *root;
+  m.kernel = get_str(j, "kernel").value_or("");
+  m.hz_source = get_str(j, "hz_source").value_or("");
+  // The checks meta.json's host facts get (report/read_run.cpp): the model divides by both.
+  auto hz = whole_in(j, "hz", model::kMinHz, model::kMaxHz, model::kHzRange);
+  if (!hz) return std::unexpected(hz.error());
+  m.kernel_facts.hz = uint32_t(*hz);
+  auto page = whole_in(j, "page_size", model::kMinPageSize, model::kMaxPageSize, model::kPageSizeRange);
+  if (!page) return std::unexpected(page.error());
+  if (!model::plausible_page_size(*page))
+    return std::unexpected(fmt::format("page_size is {}, not {}", *page, model::kPageSizeRange));
+  m.kernel_facts.page_size = *page;
+  const Json* samples = json_child(j, "samples");
+  if (!samples || !samples->is_array() || samples->size() != 2)
+    return std::unexpected("it needs 2 samples, it has " +
+                           std::to_string(samples && samples->is_array() ? samples->size() : 0));
+  for (size_t i = 0; i < 2; ++i) {
+    auto t = whole_in((*samples)[i], "t_ns", 0, UINT64_MAX, "a time in nanoseconds");
+    if (!t) return std::unexpected(t.error());
+    auto unix_time = get_f64((*samples)[i], "unix_time");
+    if (!unix_time) return std::unexpected("unix_time is " + shown(json_child((*samples)[i], "unix_time")) + ", not a time in seconds");
+    m.t_ns[i] = *t;
+    m.unix_time[i] = *unix_time;
+  }
+  if (m.t_ns[1] <= m.t_ns[0]) return std::unexpected("its second sample is not later than its first");
+  return m;
 }
 
 }  // namespace
 
 Result<SnapshotMeta> read_snapshot_meta(const std::string& dir) {
-  std::string path = dir + "/snapshot.json";
-  auto text = cgroup::read_text(path, kMaxSnapshotJson);
-  if (!text)
-    return std::unexpected(Error{.what = text.error().err ? "read the snapshot" : text.error().what,
-                                 .err = text.error().err, .path = text.error().err ? path : "",
-                                 .hint = "give a directory written by `cgmem watch --snapshot OUT`"});
-  return parse_snapshot_meta(*text, path);
+  auto text = read_file(dir + "/snapshot.json", "the snapshot", kMaxSnapshotJson);
+  if (!text) {
+    Error e = text.error();
+    e.hint = "give a directory written by `cgmem watch --snapshot OUT`";
+    return std::unexpected(e);
+  }
+  return parse_snapshot_meta(*text, dir + "/snapshot.json");
 }
 
 Result<SnapshotMeta> parse_snapshot_meta(std::string_view text, const std::string& path) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  SnapshotMeta m;
-  try {
-    if (j.is_discarded()) throw std::runtime_error("it is not JSON");
-    if (j.at("schema") != 1) throw std::runtime_error("schema " + j.at("schema").dump() + " is not 1");
-    m.root = j.at("root").get<std::string>();
-    m.kernel = j.value("kernel", "");
-    // The checks meta.json's host facts get (report/read_run.cpp): the model divides by both.
-    m.kernel_facts.hz = uint32_t(whole_in(j, "hz", model::kMinHz, model::kMaxHz, model::kHzRange));
-    m.kernel_facts.page_size = whole_in(j, "page_size", model::kMinPageSize, model::kMaxPageSize, model::kPageSizeRange);
-    if (!model::plausible_page_size(m.kernel_facts.page_size))
-      throw std::runtime_error("page_size is " + j.at("page_size").dump() + ", not " + model::kPageSizeRange);
-    m.hz_source = j.value("hz_source", "");
-    const auto& samples = j.at("samples");
-    if (!samples.is_array() || samples.size() != 2)
-      throw std::runtime_error("it needs 2 samples, it has " + std::to_string(samples.size()));
-    for (int i = 0; i < 2; ++i) {
-      m.t_ns[i] = whole_in(samples[i], "t_ns", 0, UINT64_MAX, "a time in nanoseconds");
-      m.unix_time[i] = samples[i].at("unix_time").get<double>();
-    }
-    if (m.t_ns[1] <= m.t_ns[0]) throw std::runtime_error("its second sample is not later than its first");
-  } catch (const std::exception& e) {
-    return fail(std::string("read the snapshot: ") + e.what(), path,
+  auto j = Json::parse(text, nullptr, false);
+  auto m = j.is_discarded() ? Checked<SnapshotMeta>(std::unexpected("it is not JSON")) : meta_from(j);
+  if (!m)
+    return fail("read the snapshot: " + m.error(), path,
                 "the file is damaged; take a new one with `cgmem watch --snapshot OUT`");
-  }
-  return m;
+  return *m;
 }
 
 Result<Replay> replay_snapshot(const std::string& dir, ScanOptions o, bool override_hz) {

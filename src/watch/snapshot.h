@@ -2,7 +2,7 @@
 // `cgmem watch --once DIR` classifies it later (on another machine, attached
 // to a bug report) exactly as it would have live.
 //
-//   OUT/snapshot.json    {"schema": 1, "root", "kernel", "hz", "hz_source",
+//   OUT/snapshot.json    {"schema": kSnapshotSchema, "root", "kernel", "hz", "hz_source",
 //                         "page_size", "samples": [{"dir": "0", "t_ns", "unix_time"}, {"dir": "1", ...}]}
 //   OUT/0/REL/FILE       each file of watch/sample.h, as read, for every cgroup with a row
 //   OUT/0/REL/cgroup.procs and OUT/0/proc/PID/{stat,wchan} of its tasks
@@ -25,6 +25,9 @@
 #include "watch/scanner.h"
 
 namespace cgmem::watch {
+
+// snapshot.json's "schema": a reader refuses any other.
+inline constexpr uint64_t kSnapshotSchema = 1;
 
 struct SnapshotMeta {
   std::string root;     // the live tree that was copied

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "cgroup/files.h"
 #include "common/text.h"
 #include "common/fd.h"
 #include "common/file.h"
@@ -59,7 +60,7 @@ bool read_task(std::string_view proc_root, pid_t pid, Task& out) {
 Tasks read_tasks(int dir_fd, std::string_view proc_root, std::span<char> scratch) noexcept {
   Tasks tasks;
   tasks.read = true;
-  std::string_view pids = read_at(dir_fd, "cgroup.procs", scratch);
+  std::string_view pids = read_at(dir_fd, cgroup::files::kCgroupProcs, scratch);
   while (!pids.empty()) {
     auto pid = to_u64(trim_end(next_line(pids)));
     Task task;

@@ -45,9 +45,13 @@ TEST(NoAllocation, PreopenedReadsAndLookups) {
 
   size_t before = cgmem::testing::allocation_count();
   for (int tick = 0; tick < 100; ++tick) {
-    sum += parse_memory_current(current->read(buffer).value()).value_or(0);
+    sum += parse_counter_value(current->read(buffer).value()).value_or(0);
     sum += flat_value(events->read_raw(buffer).value_or(""), "high").value_or(0);
     sum += parse_pressure(pressure->read(buffer).value(), "memory.pressure")->some->total_usec;
+    sum += parse_pressure_lines(pressure->read(buffer).value()).some->total_usec;
+    EventCounts counts;
+    parse_event_counts(counts, events->read_raw(buffer).value_or(""));
+    sum += counts.high;
     for_each_nested(io->read(buffer).value(),
                     [&](DeviceId, std::string_view key, std::string_view value) {
                       if (key == "rbytes") sum += to_u64(value).value_or(0);
@@ -59,7 +63,7 @@ TEST(NoAllocation, PreopenedReadsAndLookups) {
   size_t allocations = cgmem::testing::allocation_count() - before;
 
   EXPECT_EQ(allocations, 0u);
-  EXPECT_EQ(sum, 100ull * (34140160 + 309 + 6027841 + 16777216 + 20 + 'D' + 27));
+  EXPECT_EQ(sum, 100ull * (34140160 + 309 + 6027841 + 6027841 + 309 + 16777216 + 20 + 'D' + 27));
 }
 
 }  // namespace

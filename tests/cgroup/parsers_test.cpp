@@ -52,14 +52,14 @@ TEST(LimitFile, RejectsNegativeAndEmpty) {
 
 TEST(CounterFile, ReadsMemoryCurrent) {
   EXPECT_EQ(parse_counter_file(fixture(kRun + "memory.current"), "x").value(), 34140160u);
-  EXPECT_EQ(parse_memory_current(fixture(kRun + "memory.current")), 34140160u);
+  EXPECT_EQ(parse_counter_value(fixture(kRun + "memory.current")), 34140160u);
 }
 
 TEST(CounterFile, RejectsMaxWordForWord) {
   auto value = parse_counter_file("max\n", "memory.peak");
   ASSERT_FALSE(value.has_value());
   EXPECT_EQ(value.error().message(), "parse memory.peak: expected a number, got 'max'");
-  EXPECT_EQ(parse_memory_current("12 34\n"), std::nullopt);
+  EXPECT_EQ(parse_counter_value("12 34\n"), std::nullopt);
 }
 
 // Flat-keyed.
@@ -141,6 +141,85 @@ TEST(ForEachFlat, VisitsPairsInFileOrder) {
   EXPECT_EQ(keys, "ac");
   EXPECT_EQ(sum, 3u);
   EXPECT_EQ(malformed, 1u);
+}
+
+struct ThreeKeys {
+  uint64_t a = 0, b = 0, c = 0;
+};
+constexpr FlatKey<ThreeKeys, uint64_t> kThreeKeys[] = {
+    {"a", &ThreeKeys::a}, {"b", &ThreeKeys::b}, {"c", &ThreeKeys::c}};
+
+TEST(ParseFlatInto, CountsKnownUnknownAndMalformedAndSaysWhichRowsItFilled) {
+  ThreeKeys out;
+  auto counts = parse_flat_into<ThreeKeys, uint64_t>(out, kThreeKeys,
+                                                     "a 1\nzzz 5\nc x\nnospace\n c 4\nc 3\n\n");
+  EXPECT_EQ(out.a, 1u);
+  EXPECT_EQ(out.b, 0u);  // not in the text: untouched
+  EXPECT_EQ(out.c, 3u);
+  EXPECT_EQ(counts.known, 2u);
+  EXPECT_EQ(counts.unknown, 1u);
+  EXPECT_EQ(counts.malformed, 3u);  // "c x", "nospace", " c 4"
+  EXPECT_TRUE(counts.has(0));
+  EXPECT_FALSE(counts.has(1));
+  EXPECT_TRUE(counts.has(2));
+}
+
+TEST(ParseFlatInto, TheLastLineOfAKeyWins) {
+  ThreeKeys out;
+  parse_flat_into<ThreeKeys, uint64_t>(out, kThreeKeys, "b 7\nb 9\n");
+  EXPECT_EQ(out.b, 9u);
+}
+
+TEST(ParseFlatInto, AnUnknownKeysValueIsLeftToTheCaller) {
+  ThreeKeys out;
+  EXPECT_EQ((parse_flat_into<ThreeKeys, uint64_t>(out, kThreeKeys, "zzz lots\n").unknown), 1u);
+  std::string seen;
+  auto counts = parse_flat_into<ThreeKeys, uint64_t>(
+      out, kThreeKeys, "zzz lots\nyyy 2\n", [&](std::string_view key, std::string_view value) {
+        seen += std::string(key) + "=" + std::string(value) + ";";
+        return to_u64(value).has_value();
+      });
+  EXPECT_EQ(seen, "zzz=lots;yyy=2;");
+  EXPECT_EQ(counts.unknown, 1u);
+  EXPECT_EQ(counts.malformed, 1u);
+}
+
+TEST(EventCounts, ReadsTheFixtureAsPlainNumbers) {
+  EventCounts events;
+  auto counts = parse_event_counts(events, fixture(kRun + "memory.events"));
+  EXPECT_EQ(events.high, 309u);
+  EXPECT_EQ(events.oom_kill, 0u);
+  EXPECT_EQ(counts.known, 6u);
+  EXPECT_EQ(counts.malformed, 0u);
+  auto checked = parse_memory_events(fixture(kRun + "memory.events"));
+  ASSERT_TRUE(checked);
+  EXPECT_EQ(checked->high, events.high);  // the two forms agree
+  EXPECT_EQ(checked->max, events.max);
+}
+
+TEST(SwapEventCounts, ReadsHighMaxFail) {
+  SwapEventCounts swap;
+  auto counts = parse_swap_event_counts(swap, "high 34\nmax 2\nfail 1\n");
+  EXPECT_EQ(swap.high, 34u);
+  EXPECT_EQ(swap.max, 2u);
+  EXPECT_EQ(swap.fail, 1u);
+  EXPECT_EQ(counts.known, 3u);
+}
+
+TEST(PressureLines, KeepsTheWellFormedLinesAndCountsTheRest) {
+  auto p = parse_pressure_lines("some avg10=1.50 avg60=0.00 avg300=0.00 total=42\nfull avg10=x\nodd 1\n");
+  ASSERT_TRUE(p.some);
+  EXPECT_EQ(p.some->total_usec, 42u);
+  EXPECT_FALSE(p.full);
+  EXPECT_EQ(p.malformed, 2u);
+  EXPECT_FALSE(parse_pressure_lines("").some);
+}
+
+TEST(SingleValue, LimitValueTakesBytesOrMax) {
+  EXPECT_EQ(parse_limit_value("max\n"), Limit::max());
+  EXPECT_EQ(parse_limit_value("4194304\n"), Limit::of(4194304));
+  EXPECT_EQ(parse_limit_value("4M\n"), std::nullopt);
+  EXPECT_EQ(parse_counter_value("-1\n"), std::nullopt);
 }
 
 TEST(CgroupEvents, ReadsPopulated) {

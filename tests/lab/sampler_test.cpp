@@ -49,7 +49,7 @@ TEST(Sampler, OneLineWithEveryFileOfAThrottledCgroup) {
                                R"({"pid":158,"state":"D","utime_ticks":20,"stime_ticks":56,)"
                                R"("cpu":0,"wchan":"mem_cgroup_handle_over_high"})"));
   EXPECT_EQ(summary.current, 34140160u);
-  EXPECT_EQ(summary.high, 309u);
+  EXPECT_EQ(summary.events.high, 309u);
   EXPECT_EQ(summary.procs, 1u);
   EXPECT_FALSE(j.contains("read_errors"));
   EXPECT_EQ(summary.read_errors, 0u);

@@ -102,9 +102,8 @@ TEST_F(HostileTree, AFifoInASavedSnapshotHangsNoReplay) {
     EXPECT_NE(top.code, kTimedOut) << top.text;
     if (std::string(name) == "snapshot.json") {
       EXPECT_EQ(once.code, 1);
-      EXPECT_EQ(once.text, "cgmem: error: read " + snap +
-                               "/snapshot.json: it is a FIFO, not a regular file "
-                               "(give a directory written by `cgmem watch --snapshot OUT`)\n");
+      EXPECT_EQ(once.text, "cgmem: error: the snapshot is a FIFO: " + snap +
+                               "/snapshot.json (give a directory written by `cgmem watch --snapshot OUT`)\n");
     } else {
       EXPECT_EQ(once.code, 0) << once.text;
     }
@@ -118,9 +117,8 @@ TEST_F(HostileTree, DevZeroAsSnapshotJsonOrAsAControlFileIsRefusedNotReadForever
   fs::create_symlink("/dev/zero", snap + "/snapshot.json");
   auto once = cgmem_within("watch --once " + snap, at_most_a_gib());
   EXPECT_EQ(once.code, 1);
-  EXPECT_EQ(once.text, "cgmem: error: read " + snap +
-                           "/snapshot.json: it is a character device, not a regular file "
-                           "(give a directory written by `cgmem watch --snapshot OUT`)\n");
+  EXPECT_EQ(once.text, "cgmem: error: the snapshot is a character device: " + snap +
+                           "/snapshot.json (give a directory written by `cgmem watch --snapshot OUT`)\n");
   for (const char* name : {"memory.stat", "cgroup.procs", "memory.current"}) {
     fs::remove(root_ + "/a/" + name);
     fs::create_symlink("/dev/zero", root_ + "/a/" + name);

@@ -120,7 +120,7 @@ TEST_F(WatchCli, ASnapshotReplaysAsTheTreeWasRead) {
 TEST_F(WatchCli, ReplayingWhatIsNotASnapshotSaysWhatToGive) {
   auto out = run_cgmem("watch --once " + root_);
   EXPECT_EQ(out.code, 1);
-  EXPECT_EQ(out.text, "cgmem: error: read the snapshot: " + root_ +
+  EXPECT_EQ(out.text, "cgmem: error: open the snapshot: " + root_ +
                           "/snapshot.json: No such file or directory "
                           "(give a directory written by `cgmem watch --snapshot OUT`)\n");
 }
