@@ -41,7 +41,7 @@ struct SpawnOptions {
 };
 
 // How spawn() put the child into the cgroup.
-enum class SpawnMethod { kCloneIntoCgroup, kForkAndMove };
+enum class SpawnMethod { clone_into_cgroup, fork_and_move };
 
 class Cgroup {
  public:

@@ -19,7 +19,7 @@ Result<pid_t> Cgroup::spawn(const SpawnOptions& options, SpawnMethod* method) co
                                .what = "spawn " + program,
                                .error_path = path_});
   if (!child) return std::unexpected(child.error());
-  if (method) *method = child->cloned_into_cgroup() ? SpawnMethod::kCloneIntoCgroup : SpawnMethod::kForkAndMove;
+  if (method) *method = child->cloned_into_cgroup() ? SpawnMethod::clone_into_cgroup : SpawnMethod::fork_and_move;
   return child->release();
 }
 

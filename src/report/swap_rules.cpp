@@ -11,16 +11,16 @@ namespace cgmem::report {
 
 namespace {
 
-enum class Rule { kNone, kHigh, kMax, kBoth };
+enum class Rule { none, high, max, both };
 
 // The claims whose verdict swap's rules decide.
 Rule rule_of(const std::string& id) {
   static const std::set<std::string> high = {"high-throttles", "fit-slow", "sleeps-alone", "sleeps-neighbour",
                                              "growth",         "procs",    "populate"};
-  if (high.contains(id)) return Rule::kHigh;
-  if (id == "max-kills") return Rule::kMax;
-  if (id == "both-kill-per-page" || id == "both-kill-per-batch") return Rule::kBoth;
-  return Rule::kNone;
+  if (high.contains(id)) return Rule::high;
+  if (id == "max-kills") return Rule::max;
+  if (id == "both-kill-per-page" || id == "both-kill-per-batch") return Rule::both;
+  return Rule::none;
 }
 
 std::string labels(const std::vector<const KernelFacts*>& kernels) {
@@ -48,10 +48,10 @@ std::string max_text(const std::string& swap, const std::string& none) {
 
 std::string rule_text(Rule rule, const std::string& swap, const std::string& none) {
   switch (rule) {
-    case Rule::kHigh: return high_text(swap, none);
-    case Rule::kMax: return max_text(swap, none);
-    case Rule::kBoth: return high_text(swap, none) + " " + max_text(swap, none);
-    case Rule::kNone: break;
+    case Rule::high: return high_text(swap, none);
+    case Rule::max: return max_text(swap, none);
+    case Rule::both: return high_text(swap, none) + " " + max_text(swap, none);
+    case Rule::none: break;
   }
   return "";
 }
@@ -80,7 +80,7 @@ std::string swap_why(const std::string& id, const std::vector<std::pair<const Ke
   std::vector<std::string> verdicts;
   for (const auto& [v, group] : by_verdict) verdicts.push_back(fmt::format("{} on {}", verdict_text(v), labels(group)));
   const Rule rule = rule_of(id);
-  if (rule == Rule::kNone)
+  if (rule == Rule::none)
     return also + fmt::format("No rule cgmem knows of {} ({}); the figures in each setting's table below tell the runs apart.",
                        none.empty() ? "tells these kinds of swap apart for this claim" : "says how swap moves this claim",
                        fmt::join(verdicts, "; "));

@@ -151,7 +151,7 @@ uint32_t rate_reasons(const Rates& r, const Thresholds& t) {
 
 }  // namespace
 
-Verdict classify(const Sample& now, const Rates& r, const Observed& o, const Thresholds& t) {
+Classification classify(const Sample& now, const Rates& r, const Observed& o, const Thresholds& t) {
   if (uint32_t unknown = unknown_values(now)) return {State::unknown, unknown};
   uint32_t why = level_reasons(now, t);
   if (o.tasks_over_high > 0) why |= kTasksOverHigh;

@@ -165,12 +165,12 @@ struct Observed {
   uint32_t tasks_over_high = 0;  // tasks in D in mem_cgroup_handle_over_high
 };
 
-struct Verdict {
+struct Classification {
   State state = State::ok;
   uint32_t reasons = 0;  // Reason bits
 };
 
-Verdict classify(const Sample& now, const Rates& rates, const Observed& observed,
+Classification classify(const Sample& now, const Rates& rates, const Observed& observed,
                  const Thresholds& t = {});
 
 }  // namespace cgmem::watch

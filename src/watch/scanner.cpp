@@ -358,7 +358,7 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
   if (e.has_prev) row.rates = rates_between(e.prev, s);
   if (options_.read_tasks && e.has_prev && under_pressure(row.rates))
     row.tasks = read_tasks(e.preopened ? e.dir_fd.get() : dir, options_.proc_root, text_);
-  Verdict v = classify(s, row.rates,
+  Classification v = classify(s, row.rates,
                        {.first = !e.has_prev, .inner = e.inner, .tasks_over_high = row.tasks.over_high},
                        options_.thresholds);
   row.state = v.state, row.reasons = v.reasons;

@@ -292,7 +292,7 @@ TEST_F(HandleTest, SpawnOnAFixtureForksAndWritesThePid) {
   ASSERT_EQ(::waitpid(*pid, &status, 0), *pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   // A temp dir is not a cgroup2 directory: clone3 says EBADF, fork takes over.
-  EXPECT_EQ(method, SpawnMethod::kForkAndMove);
+  EXPECT_EQ(method, SpawnMethod::fork_and_move);
   EXPECT_EQ(slurp(run.path() + "/cgroup.procs"), std::to_string(*pid));
   EXPECT_EQ(slurp(out_path), "hello\n");
 }

@@ -24,7 +24,7 @@ Sample base() {
   return s;
 }
 
-Verdict verdict(const Sample& a, const Sample& b, uint32_t over_high_tasks = 0) {
+Classification verdict(const Sample& a, const Sample& b, uint32_t over_high_tasks = 0) {
   return classify(b, rates_between(a, b), {.tasks_over_high = over_high_tasks});
 }
 
@@ -32,7 +32,7 @@ TEST(Classify, FirstSampleHasNoRatesAndUsesLevelsOnly) {
   Sample s = base();
   s.high = Limit::of(kHigh);
   s.current = kHigh - 100 * 4096;  // 98.6% of memory.high
-  Verdict v = classify(s, {}, {.first = true});
+  Classification v = classify(s, {}, {.first = true});
   EXPECT_EQ(v.state, State::near_high);
   EXPECT_TRUE(v.reasons & kFirstSample);
   s.current = kHigh / 2;
@@ -49,7 +49,7 @@ TEST(Classify, HighRisingWhilePsiSaysAsleepIsThrottled) {
   Rates r = rates_between(a, b);
   EXPECT_DOUBLE_EQ(r.sleeps_per_s, 20.0);
   EXPECT_NEAR(r.memory_some, 0.98, 1e-9);
-  Verdict v = classify(b, r, {});
+  Classification v = classify(b, r, {});
   EXPECT_EQ(v.state, State::throttled);
   EXPECT_TRUE(v.reasons & kHighRising);
   EXPECT_TRUE(v.reasons & kMemoryStalled);
@@ -68,7 +68,7 @@ TEST(Classify, ATaskInOverHighCountsAsAsleep) {
   b.t_ns += kSecond;
   b.local.high = 40, b.pgsteal = 10;  // reclaim freed a little
   EXPECT_EQ(verdict(a, b).state, State::reclaiming);
-  Verdict v = verdict(a, b, 1);
+  Classification v = verdict(a, b, 1);
   EXPECT_EQ(v.state, State::throttled);
   EXPECT_TRUE(v.reasons & kTasksOverHigh);
 }
@@ -91,7 +91,7 @@ TEST(Classify, HighRisingWhileReclaimFreesAndNobodySleepsIsReclaiming) {
   a.local.high = 400, b.local.high = 430;
   a.pgsteal = 20000, b.pgsteal = 21000;
   b.memory.some_usec = 300;
-  Verdict v = verdict(a, b);
+  Classification v = verdict(a, b);
   EXPECT_EQ(v.state, State::reclaiming);
   EXPECT_TRUE(v.reasons & kReclaimFrees);
 }
@@ -106,7 +106,7 @@ TEST(Classify, RefaultsAndStealWithIoStalledIsThrashingWhateverMemoryPsiSays) {
   b.pgmajfault = 20000;  // the code is faulted back in
   b.memory.some_usec = 80000;
   b.io.some_usec = 850000;
-  Verdict v = verdict(a, b);
+  Classification v = verdict(a, b);
   EXPECT_EQ(v.state, State::thrashing);
   EXPECT_TRUE(v.reasons & kRefaulting);
   EXPECT_TRUE(v.reasons & kIoStalled);
@@ -125,7 +125,7 @@ TEST(Classify, AFileReadBackWithoutMajorFaultsIsACappedCacheNotThrashing) {
   a.refault_file = 16000, b.refault_file = 17472;
   a.pgsteal = 20347, b.pgsteal = 21819;
   b.io.some_usec = 1000000;
-  Verdict v = verdict(a, b);
+  Classification v = verdict(a, b);
   EXPECT_EQ(v.state, State::at_max);
   EXPECT_TRUE(v.reasons & kRefaulting);
   EXPECT_FALSE(v.reasons & kMajorFaults);
@@ -146,7 +146,7 @@ TEST(Classify, MaxRisingWithoutAKillIsAtMax) {
   b.max = Limit::of(kMax), b.current = kMax;
   a.local.max = 10, b.local.max = 140;
   b.pgsteal = 8320;
-  Verdict v = verdict(a, b);
+  Classification v = verdict(a, b);
   EXPECT_EQ(v.state, State::at_max);
   EXPECT_TRUE(v.reasons & kMaxRising);
 }
@@ -157,7 +157,7 @@ TEST(Classify, OomKillRisingIsOomKilledAndWinsOverEverything) {
   b.local.max = 35, b.local.oom = 1, b.local.oom_kill = 1;
   b.events = b.local;
   b.local.high = 1000;
-  Verdict v = verdict(a, b);
+  Classification v = verdict(a, b);
   EXPECT_EQ(v.state, State::oom_killed);
   EXPECT_TRUE(v.reasons & kOomKill);
   b.local.oom_kill = 0, b.local.oom_group_kill = 1;
@@ -170,7 +170,7 @@ TEST(Classify, AKillInADescendantIsEvidenceNotTheParentsState) {
   b.events.oom_kill = 1;  // hierarchical only
   Rates r = rates_between(a, b);
   EXPECT_EQ(r.descendant_oom_kill, 1u);
-  Verdict v = classify(b, r, {});
+  Classification v = classify(b, r, {});
   EXPECT_EQ(v.state, State::ok);
   EXPECT_TRUE(v.reasons & kDescendantKill);
 }
@@ -254,7 +254,7 @@ TEST(Classify, UnparsedCurrentHighOrMaxIsUnknownWithTheReason) {
     s.read = 0;
     parse_into(s, File::current, text);
     parse_into(s, File::high, "max\n");
-    Verdict v = classify(s, {}, {.first = true});
+    Classification v = classify(s, {}, {.first = true});
     EXPECT_EQ(v.state, State::unknown) << text;
     EXPECT_EQ(v.reasons, uint32_t(kCurrentMalformed)) << text;
   }

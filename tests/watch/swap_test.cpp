@@ -31,10 +31,10 @@ struct Pair {
     a.current = b.current = kHigh;
   }
   Rates rates() const { return rates_between(a, b); }
-  Verdict verdict(Observed o = {}) const { return classify(b, rates(), o); }
+  Classification verdict(Observed o = {}) const { return classify(b, rates(), o); }
 };
 
-bool has(const Verdict& v, uint32_t bits) { return (v.reasons & bits) == bits; }
+bool has(const Classification& v, uint32_t bits) { return (v.reasons & bits) == bits; }
 
 // The VM's swapping cgroup on 6.12 with zram, in one interval: reclaim at
 // memory.high swaps out, the workload's copies fault the pages back in.
@@ -57,7 +57,7 @@ TEST(Swapping, SwapGrowingAndAnonymousPagesFaultedBackAtMemoryHighIsSwapping) {
   EXPECT_DOUBLE_EQ(r.swap_growth_bytes_per_s, double(kMiB));
   EXPECT_DOUBLE_EQ(r.refault_anon_per_s, 1500);
   EXPECT_DOUBLE_EQ(r.refault_file_per_s, 0);
-  Verdict v = p.verdict();
+  Classification v = p.verdict();
   EXPECT_EQ(v.state, State::swapping);
   EXPECT_TRUE(has(v, kSwapOut | kSwapIn | kNearHigh | kMajorFaults | kMemoryStalled));
   EXPECT_FALSE(v.reasons & kRefaulting);
@@ -74,7 +74,7 @@ TEST(Swapping, SwapGrowingAndAnonymousPagesFaultedBackAtMemoryHighIsSwapping) {
 TEST(Swapping, FlatSwapWhileReclaimFreesPagesIsStillSwapping) {
   Pair p = swapping_at_high();
   p.b.swap_current = p.a.swap_current;
-  Verdict v = p.verdict();
+  Classification v = p.verdict();
   EXPECT_EQ(v.state, State::swapping);
   EXPECT_FALSE(v.reasons & kSwapOut);
   // With nothing in swap, the same counters are reclaim at memory.high, not swapping.
@@ -85,7 +85,7 @@ TEST(Swapping, FlatSwapWhileReclaimFreesPagesIsStillSwapping) {
 TEST(Swapping, On612AnonymousRefaultsWithoutMajorFaultsAreNoSwapIns) {
   Pair p = swapping_at_high();
   p.b.pgmajfault = 5;  // under the thrash rate of 10/s
-  Verdict v = p.verdict();
+  Classification v = p.verdict();
   EXPECT_FALSE(v.reasons & kSwapIn);
   EXPECT_EQ(v.state, State::reclaiming);
 }
@@ -102,7 +102,7 @@ TEST(Swapping, PswpinAndPswpoutCountWhereTheKernelHasThem) {
   EXPECT_TRUE(r.pswpin);
   EXPECT_DOUBLE_EQ(r.swapin_per_s, 2000);
   EXPECT_DOUBLE_EQ(r.swapout_per_s, 2000);
-  Verdict v = p.verdict();
+  Classification v = p.verdict();
   EXPECT_EQ(v.state, State::swapping);
   EXPECT_TRUE(has(v, kSwapIn | kSwapOut));
   Row row{.state = v.state, .reasons = v.reasons, .sample = p.b, .rates = r};
@@ -126,7 +126,7 @@ TEST(Swapping, ZswapStoresAndLoadsAreSwapsToo) {
   Rates r = p.rates();
   EXPECT_DOUBLE_EQ(r.swapin_per_s, 800);
   EXPECT_DOUBLE_EQ(r.swapout_per_s, 900);
-  Verdict v = p.verdict();
+  Classification v = p.verdict();
   EXPECT_EQ(v.state, State::swapping);
   EXPECT_TRUE(v.reasons & kSwapOut);
 }
@@ -141,7 +141,7 @@ TEST(Swapping, NeedsTheCgroupAtMemoryHighOrMemoryMax) {
   p.a.high = p.b.high = Limit::max();
   p.a.max = p.b.max = Limit::of(kMax);
   p.b.current = kMax - 64 * 4096;  // 99% of memory.max, no max event in the interval
-  Verdict v = p.verdict();
+  Classification v = p.verdict();
   EXPECT_EQ(v.state, State::swapping);
   EXPECT_TRUE(v.reasons & kNearMax);
   EXPECT_FALSE(v.reasons & (kNearHigh | kOverHigh));
@@ -159,7 +159,7 @@ TEST(Swapping, AnonymousRefaultsAreNotThrashingFileRefaultsStillAre) {
   p.b.io.some_usec = 850000;
   EXPECT_EQ(p.verdict().state, State::swapping);
   p.b.refault_file = 24000;
-  Verdict v = p.verdict();
+  Classification v = p.verdict();
   EXPECT_EQ(v.state, State::thrashing);
   EXPECT_TRUE(has(v, kRefaulting | kSwapIn));
 }
@@ -192,7 +192,7 @@ TEST(SwapHigh, OverMemorySwapHighAndAsleepIsThrottledUnderMemoryHigh) {
   Rates r = p.rates();
   EXPECT_DOUBLE_EQ(r.sleeps_per_s, 2.0);
   EXPECT_EQ(r.swap_rise.high, 34u);
-  Verdict v = p.verdict({.tasks_over_high = 1});
+  Classification v = p.verdict({.tasks_over_high = 1});
   EXPECT_EQ(v.state, State::throttled);
   EXPECT_TRUE(has(v, kSwapHighRising | kOverSwapHigh | kTasksOverHigh));
   EXPECT_FALSE(v.reasons & (kHighRising | kOverHigh));
@@ -235,7 +235,7 @@ TEST(SwapHigh, SwapMaxAndFailEventsAreEvidence) {
   p.b.swap_events.high = 0;
   p.a.swap_max = p.b.swap_max = Limit::of(6 * kMiB);
   p.b.swap_events.max = 3, p.b.swap_events.fail = 3;
-  Verdict v = p.verdict();
+  Classification v = p.verdict();
   EXPECT_TRUE(has(v, kSwapMaxRising | kSwapFail));
   Row row{.state = v.state, .reasons = v.reasons, .sample = p.b, .rates = p.rates()};
   auto text = describe(row);
