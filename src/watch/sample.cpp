@@ -6,16 +6,11 @@
 namespace cgmem::watch {
 namespace {
 
-bool parse_counter(uint64_t& out, std::string_view text) {
-  auto v = cgroup::parse_counter_value(text);
-  if (v) out = *v;
-  return v.has_value();
-}
-
-bool parse_limit(Limit& out, std::string_view text) {
-  auto v = cgroup::parse_limit_value(text);
-  if (v) out = *v;
-  return v.has_value();
+// Stores a single-value file's value; false (out untouched) when there is none.
+template <typename T>
+bool store(T& out, std::optional<T> value) {
+  if (value) out = *value;
+  return value.has_value();
 }
 
 // The memory.stat keys a scan keeps: bytes for anon, file and
@@ -58,19 +53,19 @@ bool parse_psi(Psi& out, std::string_view text) {
 void parse_into(Sample& s, File file, std::string_view text) noexcept {
   bool ok = false;
   switch (file) {
-    case File::current: ok = parse_counter(s.current, text); break;
-    case File::high: ok = parse_limit(s.high, text); break;
-    case File::max: ok = parse_limit(s.max, text); break;
+    case File::current: ok = store(s.current, cgroup::parse_counter_value(text)); break;
+    case File::high: ok = store(s.high, cgroup::parse_limit_value(text)); break;
+    case File::max: ok = store(s.max, cgroup::parse_limit_value(text)); break;
     case File::events: ok = cgroup::parse_event_counts(s.events, text).known > 0; break;
     case File::events_local: ok = cgroup::parse_event_counts(s.local, text).known > 0; break;
     case File::stat: ok = parse_stat(s, text); break;
     case File::memory_pressure: ok = parse_psi(s.memory, text); break;
     case File::io_pressure: ok = parse_psi(s.io, text); break;
-    case File::swap_current: ok = parse_counter(s.swap_current, text); break;
-    case File::swap_max: ok = parse_limit(s.swap_max, text); break;
-    case File::swap_high: ok = parse_limit(s.swap_high, text); break;
+    case File::swap_current: ok = store(s.swap_current, cgroup::parse_counter_value(text)); break;
+    case File::swap_max: ok = store(s.swap_max, cgroup::parse_limit_value(text)); break;
+    case File::swap_high: ok = store(s.swap_high, cgroup::parse_limit_value(text)); break;
     case File::swap_events: ok = cgroup::parse_swap_event_counts(s.swap_events, text).known > 0; break;
-    case File::zswap_current: ok = parse_counter(s.zswap_current, text); break;
+    case File::zswap_current: ok = store(s.zswap_current, cgroup::parse_counter_value(text)); break;
   }
   if (ok) s.read |= bit(file);
   else s.malformed |= bit(file);
