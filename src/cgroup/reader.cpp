@@ -35,17 +35,11 @@ Result<std::string> read_text_at(int dir_fd, const std::string& name, const std:
   auto fd = open_text(dir_fd, name, display);
   if (!fd) return std::unexpected(fd.error());
   std::string out;
-  char chunk[4096];
-  for (;;) {
-    ssize_t n = ::read(fd->get(), chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return sys_error("read", display);
-    if (n == 0) break;
-    if (out.size() + static_cast<size_t>(n) > max_bytes)
-      return fail("read " + display + ": it is larger than " + std::to_string(max_bytes) + " bytes, more than a " +
-                  "control file holds");
-    out.append(chunk, static_cast<size_t>(n));
-  }
+  int err = read_to_end(fd->get(), out, max_bytes);
+  if (err == E2BIG)
+    return fail("read " + display + ": it is larger than " + std::to_string(max_bytes) + " bytes, more than a " +
+                "control file holds");
+  if (err != 0) return std::unexpected(Error{.what = "read", .err = err, .path = display});
   return out;
 }
 

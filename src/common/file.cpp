@@ -64,20 +64,27 @@ Result<Fd> open_regular(const std::string& path, std::string_view what) {
   return fd;
 }
 
+int read_to_end(int fd, std::string& out, uint64_t max_bytes) {
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return 0;
+    if (out.size() + static_cast<size_t>(n) > max_bytes) return E2BIG;
+    out.append(buffer, static_cast<size_t>(n));
+  }
+}
+
 Result<std::string> read_file(const std::string& path, std::string_view what, uint64_t max_bytes) {
   auto fd = open_regular(path, what);
   if (!fd) return std::unexpected(fd.error());
   std::string text;
-  char buffer[65536];
-  for (;;) {
-    ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return sys_error(fmt::format("read {}", what), path);
-    if (n == 0) return text;
-    if (text.size() + static_cast<size_t>(n) > max_bytes)
-      return fail(fmt::format("{} is larger than {} bytes", what, max_bytes), path, "is this the right file?");
-    text.append(buffer, static_cast<size_t>(n));
-  }
+  int err = read_to_end(fd->get(), text, max_bytes);
+  if (err == E2BIG)
+    return fail(fmt::format("{} is larger than {} bytes", what, max_bytes), path, "is this the right file?");
+  if (err != 0) return std::unexpected(Error{.what = fmt::format("read {}", what), .err = err, .path = path});
+  return text;
 }
 
 std::string read_file_or_empty(const std::string& path) { return read_file(path, path).value_or(""); }

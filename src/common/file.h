@@ -42,6 +42,10 @@ Fd open_dir_beneath(int dir_fd, std::string_view rel, bool create = false) noexc
 // "a FIFO", "a directory", ...: what a file that is not regular is, for errors.
 std::string file_kind(unsigned mode);
 
+// Reads fd to its end into out: 0, E2BIG once out would pass max_bytes, or
+// the errno of a failed read (EINTR is retried).
+int read_to_end(int fd, std::string& out, uint64_t max_bytes);
+
 // The whole of a regular file of at most `max_bytes`.
 Result<std::string> read_file(const std::string& path, std::string_view what, uint64_t max_bytes = kDefaultMaxInput);
 
