@@ -3,7 +3,7 @@
 // memory.swap.max and memory.oom.group, and (with --working-set) what that
 // does to a program. The rules live in src/managers; this file holds the
 // command and the flags every manager shares. Each manager's own flags are
-// in cmd_translate_kube.cpp, cmd_translate_oci.cpp and cmd_translate_hosts.cpp.
+// in cmd_translate_kube.cpp, cmd_translate_oci.cpp and cmd_translate_units.cpp.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

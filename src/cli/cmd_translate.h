@@ -1,6 +1,6 @@
 // Shared by cmd_translate.cpp (the command, common flags), the managers'
 // flags (cmd_translate_kube.cpp, cmd_translate_oci.cpp,
-// cmd_translate_hosts.cpp) and cmd_translate_output.cpp (table, JSON,
+// cmd_translate_units.cpp) and cmd_translate_output.cpp (table, JSON,
 // verdict).
 #pragma once
 

@@ -1,6 +1,6 @@
 // A render-neutral document: sections of paragraphs and tables. summary and
-// predict build one; markdown.cpp and html.cpp print it, so the Markdown and
-// the HTML always show the same numbers.
+// predict build one; markdown() here and html.cpp print it, so the Markdown
+// and the HTML always show the same numbers.
 #pragma once
 
 #include <optional>
