@@ -7,7 +7,13 @@
 // the open-file limit (floor_cgroups); the scan covers the whole tree, with
 // the files of the cgroups past its own budget opened and closed each scan
 // (preopened says how many stay open). Heap per cgroup from mallinfo2.
-//   watch_bench TREE [SCANS]
+//
+// The scans are a second apart on the scanner's clock (as `cgmem watch`'s
+// default interval), with quiet reads on, a quiet cgroup read in full every
+// FULL_EVERY seconds (0: every file at every scan). Before each scan
+// (outside the timing), BUSY percent of the cgroups, always the same ones,
+// get a new memory.current: they are read in full at every scan.
+//   watch_bench TREE [SCANS] [FULL_EVERY] [BUSY]
 // Prints one JSON object.
 #include <fcntl.h>
 #include <malloc.h>
@@ -45,6 +51,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   int scans = argc > 2 ? std::atoi(argv[2]) : 10;
+  uint64_t full_every_s = argc > 3 ? uint64_t(std::atoll(argv[3])) : 30;
+  double busy_share = argc > 4 ? std::atof(argv[4]) / 100 : 0;
   std::vector<std::string> paths;
   {  // The cgroups' paths, from one scan.
     auto s = cgmem::watch::Scanner::open({.root = argv[1], .proc_root = "/nonexistent"});
@@ -71,29 +79,54 @@ int main(int argc, char** argv) {
   }
   for (int fd : fds) ::close(fd);
 
+  // The busy cgroups: every k-th, so that they spread over the tree.
+  std::vector<std::string> busy;
+  if (busy_share > 0)
+    for (size_t i = 0; i < paths.size(); i += size_t(1 / busy_share)) busy.push_back(paths[i] + "/memory.current");
+  uint64_t clock_ns = 1'000'000'000, current = 1 << 20;
+  auto step = [&] {  // a second passes; the busy cgroups grow by a page
+    clock_ns += 1'000'000'000;
+    current += 4096;
+    std::string text = std::to_string(current) + "\n";
+    for (const auto& file : busy)
+      if (int fd = ::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC); fd >= 0) {
+        if (::write(fd, text.data(), text.size()) < 0) std::perror("write");
+        ::close(fd);
+      }
+  };
+
   size_t heap_before = mallinfo2().uordblks;
-  auto opened = cgmem::watch::Scanner::open({.root = argv[1], .proc_root = "/nonexistent"});
+  auto opened = cgmem::watch::Scanner::open(
+      {.root = argv[1], .proc_root = "/nonexistent", .full_read_every_ns = full_every_s * 1'000'000'000});
   if (!opened) {
     std::fprintf(stderr, "watch_bench: %s\n", opened.error().message().c_str());
     return 1;
   }
   auto& scanner = **opened;
-  if (!scanner.scan(0) || !scanner.scan(0)) return 1;
+  for (int i = 0; i < 2; ++i, step())
+    if (!scanner.scan(clock_ns)) return 1;
   size_t heap = mallinfo2().uordblks - heap_before;
   size_t cgroups = scanner.stats().reported;
+  size_t quiet = 0;
   for (int round = 0; round < 5; ++round) {
-    double start = cpu_seconds();
-    for (int i = 0; i < scans; ++i)
-      if (!scanner.scan(0)) return 1;
-    scan_rounds.push_back((cpu_seconds() - start) / scans / double(cgroups));
+    double cpu = 0;
+    for (int i = 0; i < scans; ++i, step()) {
+      double start = cpu_seconds();
+      if (!scanner.scan(clock_ns)) return 1;
+      cpu += cpu_seconds() - start;
+      quiet += scanner.stats().quiet;
+    }
+    scan_rounds.push_back(cpu / scans / double(cgroups));
   }
   double scan_us = median(scan_rounds) * 1e6, floor_us = median(floor_rounds) * 1e6;
   fmt::print(
       "{{\"cgroups\":{},\"preopened\":{},\"skipped\":{},\"fd_limit\":{},\"scans_per_round\":{},"
       "\"scan_us_per_cgroup\":{:.3f},\"floor_cgroups\":{},\"floor_us_per_cgroup\":{:.3f},"
       "\"scan_over_floor\":{:.3f},\"cgroups_per_s\":{:.0f},\"heap_bytes_per_cgroup\":{:.0f},"
-      "\"bytes_read\":{}}}\n",
+      "\"bytes_read\":{},\"full_read_every_s\":{},\"busy_cgroups\":{},\"quiet_share\":{:.3f},"
+      "\"files_held\":{},\"dirs_held\":{}}}\n",
       cgroups, scanner.stats().preopened, scanner.stats().skipped, uint64_t(limit.rlim_cur), scans, scan_us,
-      fit, floor_us, scan_us / floor_us, 1e6 / scan_us, double(heap) / double(cgroups), bytes);
+      fit, floor_us, scan_us / floor_us, 1e6 / scan_us, double(heap) / double(cgroups), bytes, full_every_s, busy.size(),
+      double(quiet) / double(5 * scans) / double(cgroups), scanner.stats().files_held, scanner.stats().dirs_held);
   return 0;
 }

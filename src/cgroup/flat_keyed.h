@@ -144,6 +144,7 @@ struct EventCounts {
   uint64_t oom = 0;             // OOM situations
   uint64_t oom_kill = 0;        // tasks killed by the OOM killer
   uint64_t oom_group_kill = 0;  // whole-cgroup kills (memory.oom.group)
+  bool operator==(const EventCounts&) const = default;
 };
 FlatCounts parse_event_counts(EventCounts& out, std::string_view text) noexcept;
 

@@ -55,6 +55,7 @@ int print_once(exporter::Collector& collector, const ExporterFlags& f) {
                       {"cgroups", s.reported},
                       {"dropped", s.dropped},
                       {"preopened", s.preopened},
+                      {"open_files", s.files_held + s.dirs_held},
                       {"memory_controller_usable", !collector.nothing_to_watch()}};
   if (const auto& nothing = collector.nothing_to_watch()) j["reason"] = *nothing;
   fmt::print("{}\n", watch::json_line(j));

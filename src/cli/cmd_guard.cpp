@@ -82,6 +82,9 @@ int run_guard(std::span<char*> args) {
       "the root, outside it, or on a cgroup no rule matches. See docs/guard.md.",
       "guard");
   TreeFlags flags;
+  // Every file at every scan: the guard acts on the limits it reads, its
+  // own writes to memory.high included, which move no sentinel.
+  flags.full_read_every = "0";
   add_tree_flags(app, flags);
   std::string policy_path;
   Settings s;

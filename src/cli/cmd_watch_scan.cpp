@@ -25,6 +25,16 @@ void add_tree_flags(CLI::App& app, TreeFlags& f) {
       ->check(duration_validator(TimeUnit::s));
   app.add_option("--hz", f.hz, "the kernel's CONFIG_HZ for forecasts (default: read from the host)")
       ->check(CLI::IsMember({100u, 250u, 300u, 1000u}));
+  app.add_option("--full-read-every", f.full_read_every,
+                 "a cgroup whose memory.current and memory.events did not move is read in full at least this "
+                 "often, its other files carried in between (0: every file at every scan)")
+      ->capture_default_str()
+      ->check(CLI::Validator([](std::string& text) { return text == "0" ? std::string() : duration_validator(TimeUnit::s)(text); },
+                             "DURATION"));
+  app.add_option("--max-open-files", f.max_open_files,
+                 "control files and directories kept open between scans at most, each a seq_file buffer of "
+                 "kernel memory (default: as many as the open-file limit allows)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 24));
 }
 
 TreeSetup live_setup(const TreeFlags& flags) {
@@ -36,6 +46,12 @@ TreeSetup live_setup(const TreeFlags& flags) {
     return setup;
   }
   setup.interval_ns = *interval;
+  auto full_read_every = flags.full_read_every == "0" ? Result<uint64_t>(0) : parse_duration(flags.full_read_every, TimeUnit::s);
+  if (!full_read_every) {
+    print_error(full_read_every.error());
+    setup.exit_code = kUsage;
+    return setup;
+  }
   auto match = Pattern::compile(flags.match, "--match");
   if (!match) {
     print_error(match.error());
@@ -58,6 +74,8 @@ TreeSetup live_setup(const TreeFlags& flags) {
   setup.memory_v1_mount = facts.memory_v1_mount;
   o.max_depth = flags.depth;
   o.match = std::move(*match);
+  o.full_read_every_ns = *full_read_every;
+  o.max_open_files = flags.max_open_files;
   if (facts.page_size) o.kernel.page_size = facts.page_size;
   if (facts.hz) o.kernel.hz = *facts.hz;
   if (flags.hz) o.kernel.hz = flags.hz;

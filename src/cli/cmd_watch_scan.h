@@ -24,9 +24,13 @@ struct TreeFlags {
   std::string match;
   std::string interval = "1s";
   unsigned hz = 0;           // 0 = the host's
+  // A quiet cgroup's full read at least this often (watch/scanner.h); "0":
+  // every file at every scan. A command sets its default before add_tree_flags.
+  std::string full_read_every = "30s";
+  size_t max_open_files = 0;  // 0 = the open-file limit's
 };
 
-// --root, --depth, --match, --interval, --hz.
+// --root, --depth, --match, --interval, --hz, --full-read-every, --max-open-files.
 void add_tree_flags(CLI::App& app, TreeFlags& flags);
 
 // The options for the live tree: the root (the cgroup2 mount by default),

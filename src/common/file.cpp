@@ -1,6 +1,10 @@
 #include "common/file.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <sys/stat.h>
@@ -20,15 +24,52 @@ std::string file_kind(unsigned mode) {
   return "not a regular file";
 }
 
-Fd open_tree_file(int dir_fd, const char* name, unsigned* mode) noexcept {
-  Fd fd(::openat(dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
-  if (!fd.valid()) return fd;
+namespace {
+
+std::atomic<bool> openat2_works{true};
+
+// The file's descriptor if it is regular (or any_kind), else invalid with
+// EINVAL and its mode in *mode.
+Fd only_regular(Fd fd, bool any_kind, unsigned* mode) noexcept {
+  if (!fd.valid() || any_kind) return fd;
   struct stat st{};
   if (::fstat(fd.get(), &st) != 0) return Fd();
   if (S_ISREG(st.st_mode)) return fd;
   if (mode) *mode = st.st_mode;
   errno = EINVAL;
   return Fd();
+}
+
+}  // namespace
+
+Fd open_tree_file(int dir_fd, const char* name, unsigned* mode) noexcept {
+  return only_regular(Fd(::openat(dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)), false, mode);
+}
+
+Fd open_tree_file_beneath(int dir_fd, std::string_view rel, bool any_kind, unsigned* mode) noexcept {
+  while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
+  char path[PATH_MAX];
+  if (rel.size() < sizeof path && openat2_works.load(std::memory_order_relaxed)) {
+    rel.copy(path, rel.size());
+    path[rel.size()] = '\0';
+    open_how how{};
+    how.flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+    Fd fd(int(::syscall(SYS_openat2, dir_fd, path, &how, sizeof how)));
+    if (fd.valid() || (errno != ENOSYS && errno != EPERM)) return only_regular(std::move(fd), any_kind, mode);
+    openat2_works.store(false, std::memory_order_relaxed);
+  }
+  size_t slash = rel.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
+  if (name.empty() || name.size() > NAME_MAX) {
+    errno = name.empty() ? EINVAL : ENAMETOOLONG;
+    return Fd();
+  }
+  Fd dir = open_dir_beneath(dir_fd, slash == std::string_view::npos ? "" : rel.substr(0, slash));
+  if (!dir.valid()) return dir;
+  name.copy(path, name.size());
+  path[name.size()] = '\0';
+  return open_tree_file(dir.get(), path, mode);
 }
 
 Fd open_dir_beneath(int dir_fd, std::string_view rel, bool create) noexcept {

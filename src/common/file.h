@@ -33,6 +33,15 @@ Result<Fd> open_regular(const std::string& path, std::string_view what);
 // allocates.
 Fd open_tree_file(int dir_fd, const char* name, unsigned* mode = nullptr) noexcept;
 
+// REL ("a/b/memory.stat") below DIR_FD, as open_tree_file opens a name, in
+// one openat2 (Linux 5.6+) that never goes through a symlink, a ".." out of
+// DIR_FD or onto another mount. Where openat2 is missing or refused (ENOSYS;
+// EPERM under some seccomp filters) or REL is too long for it, the
+// directories are opened one name at a time. `any_kind` skips the
+// regular-file check, for a cgroup2 mount: it holds only directories and
+// regular files, and no other mount can be reached. Never allocates.
+Fd open_tree_file_beneath(int dir_fd, std::string_view rel, bool any_kind = false, unsigned* mode = nullptr) noexcept;
+
 // REL ("a/b", "/a/b"; "" or "/": DIR_FD itself) below DIR_FD, opened one
 // name at a time with O_NOFOLLOW|O_DIRECTORY, so neither a symlink nor ".."
 // on the way leads out of the tree; with `create`, each missing directory is

@@ -34,17 +34,33 @@ double key_rate(const Sample& a, const Sample& b, StatKey key, uint64_t Sample::
   return double(rise(a.*counter, b.*counter)) / dt_s;
 }
 
-// Swap-ins and swap-outs, pages/s (Rates::swapin_per_s, swapout_per_s).
-void swap_rates(Rates& r, const Sample& a, const Sample& b) {
-  double zswpin = key_rate(a, b, kZswpin, &Sample::zswpin, r.dt_s);
+// Swap-ins and swap-outs, pages/s (Rates::swapin_per_s, swapout_per_s),
+// over the span of the full reads, dt_s.
+void swap_rates(Rates& r, const Sample& a, const Sample& b, double dt_s) {
+  double zswpin = key_rate(a, b, kZswpin, &Sample::zswpin, dt_s);
   r.pswpin = a.stat_keys & b.stat_keys & kPswpin;
-  r.swapin_per_s = r.pswpin ? key_rate(a, b, kPswpin, &Sample::pswpin, r.dt_s) + zswpin : r.refault_anon_per_s;
-  r.swapout_per_s =
-      key_rate(a, b, kPswpout, &Sample::pswpout, r.dt_s) + key_rate(a, b, kZswpout, &Sample::zswpout, r.dt_s);
+  r.swapin_per_s = r.pswpin ? key_rate(a, b, kPswpin, &Sample::pswpin, dt_s) + zswpin : r.refault_anon_per_s;
+  r.swapout_per_s = key_rate(a, b, kPswpout, &Sample::pswpout, dt_s) + key_rate(a, b, kZswpout, &Sample::zswpout, dt_s);
   if (a.has(File::swap_current) && b.has(File::swap_current))
-    r.swap_growth_bytes_per_s = (double(b.swap_current) - double(a.swap_current)) / r.dt_s;
+    r.swap_growth_bytes_per_s = (double(b.swap_current) - double(a.swap_current)) / dt_s;
   r.swap_rise = swap_event_rises(a.swap_events, b.swap_events);
-  r.swap_high_per_s = double(r.swap_rise.high) / r.dt_s;
+  r.swap_high_per_s = double(r.swap_rise.high) / dt_s;
+}
+
+// The rates of the files a quiet read carries (memory.stat, the PSI files,
+// the swap files), over the span between the two full reads behind them.
+void full_read_rates(Rates& r, const Sample& a, const Sample& b, double dt_s) {
+  r.pgsteal_per_s = double(rise(a.pgsteal, b.pgsteal)) / dt_s;
+  r.refault_anon_per_s = double(rise(a.refault_anon, b.refault_anon)) / dt_s;
+  r.refault_file_per_s = double(rise(a.refault_file, b.refault_file)) / dt_s;
+  r.refaults_per_s = r.refault_anon_per_s + r.refault_file_per_s;
+  r.pgfault_per_s = double(rise(a.pgfault, b.pgfault)) / dt_s;
+  r.pgmajfault_per_s = double(rise(a.pgmajfault, b.pgmajfault)) / dt_s;
+  r.memory_some = share(a.memory.some_usec, b.memory.some_usec, dt_s);
+  r.memory_full = share(a.memory.full_usec, b.memory.full_usec, dt_s);
+  r.io_some = share(a.io.some_usec, b.io.some_usec, dt_s);
+  r.io_full = share(a.io.full_usec, b.io.full_usec, dt_s);
+  swap_rates(r, a, b, dt_s);
 }
 
 // The Reason bits of the values that are no facts: memory.current must be
@@ -89,29 +105,20 @@ Rates rates_between(const Sample& a, const Sample& b) {
   Rates r;
   if (b.t_ns <= a.t_ns) return r;
   r.dt_s = double(b.t_ns - a.t_ns) / 1e9;
+  // Both carry the same full read: the carried files did not move between them.
+  if (b.full_read_ns() > a.full_read_ns()) full_read_rates(r, a, b, double(b.full_read_ns() - a.full_read_ns()) / 1e9);
   r.rise = event_rises(a.local, b.local);
   uint64_t all_kills = rise(a.events.oom_kill, b.events.oom_kill);
   r.descendant_oom_kill = all_kills > r.rise.oom_kill ? all_kills - r.rise.oom_kill : 0;
   r.high_per_s = double(r.rise.high) / r.dt_s;
   r.max_per_s = double(r.rise.max) / r.dt_s;
-  r.pgsteal_per_s = double(rise(a.pgsteal, b.pgsteal)) / r.dt_s;
-  r.refault_anon_per_s = double(rise(a.refault_anon, b.refault_anon)) / r.dt_s;
-  r.refault_file_per_s = double(rise(a.refault_file, b.refault_file)) / r.dt_s;
-  r.refaults_per_s = r.refault_anon_per_s + r.refault_file_per_s;
-  swap_rates(r, a, b);
   // memory.swap.events has no .local: its passes are this cgroup's own only
   // while it is over its own memory.swap.high (the kernel counts a pass at
   // each level over it, and on every ancestor of that level).
   double own_swap_high_per_s = b.over_swap_high() ? r.swap_high_per_s : 0;
   r.sleeps_per_s = std::max(r.high_per_s, own_swap_high_per_s) / double(model::kHighEventsPerSleep);
-  r.pgfault_per_s = double(rise(a.pgfault, b.pgfault)) / r.dt_s;
-  r.pgmajfault_per_s = double(rise(a.pgmajfault, b.pgmajfault)) / r.dt_s;
   if (a.has(File::current) && b.has(File::current))  // no growth from or to a value not read
     r.growth_bytes_per_s = (double(b.current) - double(a.current)) / r.dt_s;
-  r.memory_some = share(a.memory.some_usec, b.memory.some_usec, r.dt_s);
-  r.memory_full = share(a.memory.full_usec, b.memory.full_usec, r.dt_s);
-  r.io_some = share(a.io.some_usec, b.io.some_usec, r.dt_s);
-  r.io_full = share(a.io.full_usec, b.io.full_usec, r.dt_s);
   return r;
 }
 

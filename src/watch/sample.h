@@ -79,8 +79,18 @@ enum StatKey : uint8_t {
   kZswpout = 1u << 3,  // pages stored in zswap (CONFIG_ZSWAP)
 };
 
+// The files read at every scan. When neither moved since a cgroup's last
+// full read, the scanner carries the others from that read instead of
+// reading them (watch/scanner.h: quiet reads). memory.events.local is exact
+// when carried: a local count cannot rise without the hierarchical one.
+inline constexpr uint32_t kSentinelFiles = bit(File::current) | bit(File::events);
+
 struct Sample {
   uint64_t t_ns = 0;     // CLOCK_MONOTONIC when the cgroup was read
+  // 0: every file was read at t_ns. Else the scan carried the files other
+  // than the sentinels from its full read at this time (their rates span
+  // from there: full_read_ns()).
+  uint64_t carried_from_ns = 0;
   uint32_t read = 0;     // bit(File) for each file read and parsed
   // bit(File) for each file that was read but whose text is not what the
   // kernel writes (garbage, a negative number, more than 2^64-1): its
@@ -108,6 +118,7 @@ struct Sample {
   SwapEvents swap_events;
   uint64_t zswap_current = 0;  // bytes
 
+  uint64_t full_read_ns() const { return carried_from_ns ? carried_from_ns : t_ns; }
   bool has(File f) const { return read & bit(f); }
   // Neither malformed nor unreadable: a missing file (memory.high of the
   // root, memory.swap.* without swap accounting) keeps its default honestly.

@@ -5,13 +5,18 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <array>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "common/clock.h"
 #include "common/file.h"
@@ -21,13 +26,15 @@
 namespace cgmem::watch {
 
 struct Scanner::Entry {
-  std::string path;  // absolute (or as the root was given), for messages and inotify
   std::string rel;   // "/" for the root, else "/a/b"
   uint64_t id = 0;
   int depth = 0;
-  Fd dir_fd;
-  std::array<Fd, kFileCount> fds;  // not valid: not open (read by openat each scan)
-  bool preopened = false;
+  Fd dir_fd;  // held for the root and cgroups with children, while the budget allows
+  std::array<Fd, kFileCount> fds;  // held descriptors; the others are opened for each read
+  // bit(File): not there when first read (memory.swap.* without swap
+  // accounting, zswap without CONFIG_ZSWAP): a cgroup's files come and go
+  // with it and its memory controller, so they are not tried again.
+  uint32_t absent = 0;
   bool files_tried = false;  // open_files ran
   bool matched = false;   // the path matches options.match
   bool reported = false;  // matched and memory.current is there
@@ -40,11 +47,17 @@ struct Scanner::Entry {
   int dir_wd = -1;  // inotify on the directory (IN_CREATE)
   bool has_prev = false;
   Sample prev;
+  uint64_t refresh_ns = 0;  // a quiet read is not taken from then on (0: not yet read in full)
+  uint64_t moved_ns = 0;    // the last read in full because a sentinel moved
   // Created after the scanner's first scan: its counters all started at 0
   // since the previous scan, so its first sample has rates from zero (a
   // cgroup created and OOM-killed between two scans is oom_killed).
   bool born = false;
 
+  std::string_view name() const { return std::string_view(rel).substr(rel.rfind('/') + 1); }
+  size_t files_held() const {
+    return size_t(std::count_if(fds.begin(), fds.end(), [](const Fd& fd) { return fd.valid(); }));
+  }
 };
 
 struct Scanner::Index {
@@ -57,8 +70,32 @@ namespace {
 
 constexpr size_t kReserveFds = 128;  // stdout, inotify, /proc reads, the caller's own
 // Files are kept open only while this many descriptors stay free for the
-// directories of cgroups created later (a directory fd is needed to walk).
-constexpr size_t kDirHeadroom = 1024;
+// directories of cgroups with children found later (a walk lists them).
+constexpr size_t kDirHeadroom = 256;
+constexpr size_t kSentinelCount = 2;  // std::popcount(kSentinelFiles)
+
+bool is_sentinel(File f) { return kSentinelFiles & bit(f); }
+
+// The files of a read, sentinels first: a quiet read stops after them.
+constexpr std::array<File, kFileCount> kReadOrder = {
+    File::current,      File::events,      File::memory_pressure, File::high,       File::max,
+    File::events_local, File::stat,        File::io_pressure,     File::swap_current, File::swap_max,
+    File::swap_high,    File::swap_events, File::zswap_current};
+
+// The sentinels read now are what the last full read saw: same values, same
+// files read and failed.
+bool sentinels_still(const Sample& before, const Sample& now) {
+  auto bits = [](const Sample& s) {
+    return std::array{s.read & kSentinelFiles, s.malformed & kSentinelFiles, s.unreadable & kSentinelFiles};
+  };
+  return bits(before) == bits(now) && before.current == now.current && before.events == now.events;
+}
+
+// The first refresh of a cgroup falls somewhere in one period, by its id, so
+// that quiet cgroups found together are not all read in full at one scan.
+uint64_t first_refresh(uint64_t now_ns, uint64_t period_ns, uint64_t id) {
+  return now_ns + (id * 0x9E3779B97F4A7C15ull >> 11) % period_ns;
+}
 
 // Raises the soft open-file limit as far as allowed (to the hard limit; as
 // root, the hard limit too, up to fs.nr_open) and returns the soft limit.
@@ -121,9 +158,13 @@ Result<std::unique_ptr<Scanner>> Scanner::open(ScanOptions options) {
                      "give --root a cgroup2 directory you can read; `cgmem host` shows the mount");
   struct stat st{};
   if (::fstat(e->dir_fd.get(), &st) != 0) return sys_error("stat the cgroup tree to watch", root);
+  struct statfs fs{};
+  s->cgroupfs_ = ::fstatfs(e->dir_fd.get(), &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
   e->id = st.st_ino;
-  if (s->options_.identity == Identity::saved) e->id = saved_id(e->dir_fd.get()).value_or(e->id);
-  e->path = root;
+  if (s->options_.identity == Identity::saved) {
+    e->id = saved_id(e->dir_fd.get()).value_or(e->id);
+    s->options_.full_read_every_ns = 0;  // copies differ where the sentinels may not
+  }
   e->rel.assign(1, '/');  // (not = "/": g++ 12 -O3 warns -Wrestrict on it)
   if (s->options_.events) {
     s->inotify_fd_.reset(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
@@ -132,13 +173,16 @@ Result<std::unique_ptr<Scanner>> Scanner::open(ScanOptions options) {
   }
   s->fd_budget_ = raise_fd_limit(1 << 20);
   s->fd_budget_ = s->fd_budget_ > kReserveFds ? s->fd_budget_ - kReserveFds : 0;
-  s->fds_open_ = 1;
+  if (s->options_.max_open_files) s->fd_budget_ = std::min(s->fd_budget_, s->options_.max_open_files);
+  s->dirs_held_ = 1;
   s->index_->by_id.emplace(e->id, e.get());
   s->entries_.push_back(std::move(e));
   return s;
 }
 
 int Scanner::event_fd() const { return inotify_fd_.get(); }
+
+std::string Scanner::path_of(const Entry& e) const { return e.rel == "/" ? options_.root : options_.root + e.rel; }
 
 // The cgroup's directory: its own descriptor while the budget allowed one,
 // else opened again below the root for this read (held by `scratch`).
@@ -151,12 +195,25 @@ int Scanner::dir_of(const Entry& e, Fd& scratch) {
 
 Fd Scanner::open_cgroup_dir(std::string_view rel) const { return open_dir_beneath(entries_[0]->dir_fd.get(), rel); }
 
-// Past the descriptor budget a directory is not kept open (a tree with more
-// cgroups than ulimit -n is read all the same, a little slower).
-void Scanner::hold_or_close(Entry& e) {
-  if (!e.dir_fd.valid()) return;
-  if (fds_open_ < fd_budget_) ++fds_open_;
-  else e.dir_fd.reset();
+// Keeps the directory open when the budget allows (a tree with more cgroups
+// than ulimit -n is read all the same, a little slower). False: closed.
+bool Scanner::hold_dir(Entry& e) {
+  if (!e.dir_fd.valid()) return false;
+  if (dirs_held_ + files_held_ < fd_budget_) return ++dirs_held_, true;
+  e.dir_fd.reset();
+  return false;
+}
+
+// One control file of E, without a held descriptor: through its directory
+// when held, else in one openat2 below the root.
+Fd Scanner::open_file(const Entry& e, File f, unsigned* mode) {
+  const char* name = kFileNames[size_t(f)];
+  if (e.dir_fd.valid()) return open_tree_file(e.dir_fd.get(), name, mode);
+  char rel[PATH_MAX];
+  auto out = fmt::format_to_n(rel, sizeof rel - 1, "{}/{}", std::string_view(e.rel).substr(1), name);
+  if (out.size >= sizeof rel - 1) return errno = ENAMETOOLONG, Fd();
+  *out.out = '\0';
+  return open_tree_file_beneath(entries_[0]->dir_fd.get(), std::string_view(rel, out.size), cgroupfs_, mode);
 }
 
 // Runs after a walk has opened every directory, so directories come first
@@ -170,25 +227,21 @@ void Scanner::open_files(Entry& e) {
     return;
   }
   // No memory.current: the memory controller is off here (or the root); tried again next scan.
-  Fd dir_scratch;
-  int dir = dir_of(e, dir_scratch);
-  Fd current = open_tree_file(dir, kFileNames[0]);
+  Fd current = open_file(e, File::current);
   // There but not readable (not a regular file, a link, no permission): a
   // row all the same, shown as unknown, its files opened afresh each scan.
-  bool there = current.valid() || (dir >= 0 && errno != ENOENT && !vanished_errno(errno));
+  bool there = current.valid() || (errno != ENOENT && !vanished_errno(errno));
   e.reported = there;
   if (!e.reported) return;
   ++rows_held_;
-  e.preopened = current.valid() && e.dir_fd.valid() && fds_open_ + kFileCount + kDirHeadroom <= fd_budget_;
-  if (e.preopened) {
-    e.fds[0] = std::move(current);
-    for (size_t i = 0; i < kFileCount; ++i) {
-      if (i > 0) e.fds[i] = open_tree_file(dir, kFileNames[i]);
-      if (e.fds[i].valid()) ++fds_open_;
-    }
+  // The sentinels are held first: the other files only in what is left (read_file).
+  if (current.valid() && dirs_held_ + files_held_ + kSentinelCount + kDirHeadroom <= fd_budget_) {
+    e.fds[size_t(File::current)] = std::move(current);
+    ++files_held_;
+    if ((e.fds[size_t(File::events)] = open_file(e, File::events)).valid()) ++files_held_;
   }
   if (e.reported && inotify_fd_.valid() && e.wd < 0) {
-    std::string events = e.path + "/" + kFileNames[size_t(File::events)];
+    std::string events = path_of(e) + "/" + kFileNames[size_t(File::events)];
     e.wd = ::inotify_add_watch(inotify_fd_.get(), events.c_str(), IN_MODIFY | IN_DONT_FOLLOW);
     if (e.wd >= 0) index_->by_wd[e.wd] = &e;
     else ++stats_.watch_failures;
@@ -198,7 +251,7 @@ void Scanner::open_files(Entry& e) {
 // Watches a directory for new subdirectories, within --depth.
 void Scanner::watch_dir(Entry& e) {
   if (!inotify_fd_.valid() || (options_.max_depth >= 0 && e.depth >= options_.max_depth)) return;
-  e.dir_wd = ::inotify_add_watch(inotify_fd_.get(), e.path.c_str(), IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW);
+  e.dir_wd = ::inotify_add_watch(inotify_fd_.get(), path_of(e).c_str(), IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW);
   if (e.dir_wd >= 0) index_->by_dir_wd[e.dir_wd] = &e;
   else ++stats_.watch_failures;
 }
@@ -215,9 +268,10 @@ Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id)
     if (errno == EMFILE || errno == ENFILE) ++stats_.skipped;
     return nullptr;
   }
+  struct stat st{};
+  if (::fstat(e->dir_fd.get(), &st) != 0) return nullptr;
   if (id == 0) {
-    struct stat st{};
-    if (::fstat(e->dir_fd.get(), &st) != 0 || index_->by_id.contains(st.st_ino)) return nullptr;
+    if (index_->by_id.contains(st.st_ino)) return nullptr;
     id = st.st_ino;
   }
   if (options_.identity == Identity::saved) {
@@ -229,8 +283,10 @@ Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id)
       return nullptr;
     }
   }
-  hold_or_close(*e);
-  e->path = p.path + "/" + std::string(name);
+  // A leaf's directory is not kept (has_children asks its parent); one with
+  // children is, for the walk.
+  if (st.st_nlink == 2) e->dir_fd.reset();
+  else hold_dir(*e);
   e->rel = (p.rel == "/" ? "" : p.rel) + "/" + std::string(name);
   e->id = id;
   e->depth = p.depth + 1;
@@ -243,19 +299,35 @@ Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id)
   return entries_.back().get();
 }
 
+// A directory's link count is 2 + its subdirectories on cgroupfs (kernfs)
+// and tmpfs, so a leaf (2) is not listed at all: one fstat (an fstatat on
+// its parent when its own directory is not held) instead of a getdents over
+// its ~50 control files. (Filesystems that report 1 for directories, btrfs,
+// are always listed.) A leaf that got children gets its directory held.
+bool Scanner::has_children(Entry& e) {
+  struct stat st{};
+  if (e.dir_fd.valid()) return ::fstat(e.dir_fd.get(), &st) != 0 || st.st_nlink != 2;
+  if (e.parent && e.parent->dir_fd.valid()) {
+    std::string_view name = e.name();
+    char z[NAME_MAX + 1];
+    name.copy(z, name.size());
+    z[name.size()] = '\0';
+    if (::fstatat(e.parent->dir_fd.get(), z, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+        st.st_nlink == 2)
+      return false;
+  }
+  e.dir_fd = open_cgroup_dir(e.rel);
+  hold_dir(e);
+  return true;
+}
+
 // Lists the subdirectories of one cgroup with getdents64 (d_type and d_ino:
 // no stat per entry) and marks them seen, adding the new ones.
-//
-// A directory's link count is 2 + its subdirectories on cgroupfs (kernfs)
-// and tmpfs, so a leaf (2) is not listed at all: one fstat instead of a
-// getdents over its ~50 control files. (Filesystems that report 1 for
-// directories, btrfs, are always listed.)
 void Scanner::walk_children(size_t index) {
+  if (!has_children(*entries_[index])) return;
   Fd scratch;
   int fd = dir_of(*entries_[index], scratch);
   if (fd < 0) return;
-  struct stat st{};
-  if (::fstat(fd, &st) == 0 && st.st_nlink == 2) return;
   if (::lseek(fd, 0, SEEK_SET) != 0) return;
   for (;;) {
     long n = ::syscall(SYS_getdents64, fd, dirents_.data(), dirents_.size());
@@ -305,9 +377,67 @@ void Scanner::drop_removed() {
       index_->by_dir_wd.erase(e->dir_wd);
       ::inotify_rm_watch(inotify_fd_.get(), e->dir_wd);
     }
-    fds_open_ -= size_t(e->dir_fd.valid()) + size_t(std::count_if(e->fds.begin(), e->fds.end(), [](const Fd& fd) { return fd.valid(); }));
+    release_others(*e);
+    dirs_held_ -= e->dir_fd.valid();
+    files_held_ -= e->files_held();
   }
   std::erase_if(entries_, [](const std::unique_ptr<Entry>& e) { return e->removed; });
+}
+
+// Closes E's held files other than the sentinels.
+void Scanner::release_others(Entry& e) {
+  for (size_t i = 0; i < kFileCount; ++i) {
+    if (is_sentinel(File(i)) || !e.fds[i].valid()) continue;
+    e.fds[i].reset();
+    --files_held_, --others_held_;
+  }
+}
+
+// Room to keep one more descriptor of file F: the sentinels may take the
+// whole budget but the headroom, the other files what the sentinels of
+// every cgroup with a row would leave.
+bool Scanner::room_for(File f) const {
+  if (is_sentinel(f)) return dirs_held_ + files_held_ + kDirHeadroom < fd_budget_;
+  return dirs_held_ + kSentinelCount * rows_held_ + others_held_ + kDirHeadroom < fd_budget_;
+}
+
+bool Scanner::others_over_budget() const {
+  return dirs_held_ + kSentinelCount * rows_held_ + others_held_ + kDirHeadroom > fd_budget_;
+}
+
+// Reads file F of E into s through its held descriptor, or one opened for
+// this read (kept when there is room for it). False when the cgroup is gone.
+bool Scanner::read_file(Entry& e, File f, Sample& s) {
+  size_t i = size_t(f);
+  Fd opened;
+  if (!e.fds[i].valid()) {
+    opened = open_file(e, f);
+    if (!opened.valid()) {
+      if (errno == ENOENT && f != File::current) e.absent |= bit(f);  // memory.swap.* without swap accounting
+      if (vanished_errno(errno)) return f != File::current;
+      s.unreadable |= bit(f);
+      return true;
+    }
+  }
+  int fd = opened.valid() ? opened.get() : e.fds[i].get();
+  ssize_t n = ::pread(fd, text_.data(), text_.size(), 0);
+  if (n < 0) {
+    if (vanished_errno(errno)) return false;
+    s.unreadable |= bit(f);  // EISDIR, EIO: there, but no value
+    return true;
+  }
+  // A file that fills the buffer may be longer: not read, as one that is
+  // malformed (no control file is near kFileText).
+  if (size_t(n) < text_.size()) parse_into(s, f, std::string_view(text_.data(), size_t(n)));
+  if (!opened.valid()) return true;
+  if (!room_for(f)) {
+    others_wanted_ |= !is_sentinel(f);
+    return true;
+  }
+  e.fds[i] = std::move(opened);
+  ++files_held_;
+  others_held_ += !is_sentinel(f);
+  return true;
 }
 
 // An event read compares with the last regular scan's sample and keeps it:
@@ -315,32 +445,25 @@ void Scanner::drop_removed() {
 void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
   Sample s;
   s.t_ns = now_ns;
-  Fd dir_scratch;
-  int dir = e.preopened ? -1 : dir_of(e, dir_scratch);
-  bool vanished = !e.preopened && dir < 0 && vanished_errno(errno);
-  for (size_t i = 0; i < kFileCount && !vanished; ++i) {
-    Fd opened_here;  // when the files are not kept open
-    if (!e.preopened) {
-      opened_here = open_tree_file(dir, kFileNames[i]);
-      if (!opened_here.valid() && i == 0 && vanished_errno(errno)) vanished = true;
-      if (!opened_here.valid() && errno != ENOENT && !vanished_errno(errno)) s.unreadable |= bit(File(i));
-    }
-    int fd = e.preopened ? e.fds[i].get() : opened_here.get();
-    if (fd < 0) continue;
-    ssize_t n = ::pread(fd, text_.data(), text_.size(), 0);
-    int err = errno;
-    opened_here.reset();
-    if (n < 0) {
-      vanished = vanished_errno(err);
-      if (!vanished) s.unreadable |= bit(File(i));  // EISDIR, EIO: there, but no value
-      continue;
-    }
-    // A file that fills the buffer may be longer: not read, as one that is
-    // malformed (no control file is near kFileText).
-    if (size_t(n) == text_.size()) continue;
-    parse_into(s, File(i), std::string_view(text_.data(), size_t(n)));
+  bool there = true;
+  size_t next = 0;
+  while (there && next < kSentinelCount) there = read_file(e, kReadOrder[next++], s);
+  uint64_t every = options_.full_read_every_ns;
+  bool still = there && e.has_prev && sentinels_still(e.prev, s);
+  if (still && every && !from_event && e.refresh_ns && now_ns < e.refresh_ns) {
+    uint64_t full_read = e.prev.full_read_ns();
+    s = e.prev;  // the sentinels as read now, the rest as read then
+    s.t_ns = now_ns, s.carried_from_ns = full_read;
+    ++quiet_;
+    bool holds_others = e.files_held() > kSentinelCount;
+    if (holds_others && (others_short_ || others_over_budget()) && now_ns - e.moved_ns >= every) release_others(e);
+  } else {
+    for (; there && next < kFileCount; ++next)
+      if (!(e.absent & bit(kReadOrder[next]))) there = read_file(e, kReadOrder[next], s);
+    if (!still) e.moved_ns = now_ns;
+    if (every) e.refresh_ns = e.refresh_ns ? now_ns + every : first_refresh(now_ns, every, e.id);
   }
-  if (vanished) {
+  if (!there) {
     e.removed = true;
     Row& row = rows_.emplace_back();
     row.path = e.rel, row.id = e.id, row.state = State::gone, row.reasons = kVanished;
@@ -356,8 +479,10 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
   Row& row = rows_.emplace_back();
   row.path = e.rel, row.id = e.id, row.sample = s, row.from_event = from_event;
   if (e.has_prev) row.rates = rates_between(e.prev, s);
-  if (options_.read_tasks && e.has_prev && under_pressure(row.rates))
-    row.tasks = read_tasks(e.preopened ? e.dir_fd.get() : dir, options_.proc_root, text_);
+  if (options_.read_tasks && e.has_prev && under_pressure(row.rates)) {
+    Fd dir_scratch;
+    row.tasks = read_tasks(dir_of(e, dir_scratch), options_.proc_root, text_);
+  }
   Classification v = classify(s, row.rates,
                        {.first = !e.has_prev, .inner = e.inner, .tasks_over_high = row.tasks.over_high},
                        options_.thresholds);
@@ -385,6 +510,11 @@ Result<std::span<const Row>> Scanner::scan(uint64_t now_ns) {
   }
   for (auto& e : entries_)
     if (e->seen == generation_ && e->reported && e->parent) e->parent->inner = true;
+  rows_.reserve(entries_.size());  // exactly: a row per cgroup at most, no doubling's slack
+  quiet_ = 0;
+  // Wanted in the last scan: quiet cgroups give theirs back during this one.
+  others_short_ = std::exchange(others_wanted_, false);
+  uint64_t now = now_ns ? now_ns : cgmem::now_ns();
   for (auto& e : entries_) {
     if (e->seen != generation_) {
       e->removed = true;
@@ -397,11 +527,12 @@ Result<std::span<const Row>> Scanner::scan(uint64_t now_ns) {
     ++stats_.cgroups;
     if (!e->reported) continue;
     ++stats_.reported;
-    stats_.preopened += e->preopened;
-    read_entry(*e, now_ns ? now_ns : cgmem::now_ns(), false);
+    read_entry(*e, now, false);
+    stats_.preopened += e->files_held() + size_t(std::popcount(e->absent)) == kFileCount;
   }
   stats_.watches = index_->by_wd.size();
-  last_scan_ns_ = now_ns ? now_ns : cgmem::now_ns();
+  stats_.files_held = files_held_, stats_.dirs_held = dirs_held_, stats_.quiet = quiet_;
+  last_scan_ns_ = now;
   return std::span<const Row>(rows_);
 }
 
@@ -441,14 +572,18 @@ std::span<const Row> Scanner::scan_events(uint64_t now_ns) {
 Result<void> Scanner::rebase(const std::string& new_root, const std::string& new_proc_root) {
   Fd root_fd(::open(new_root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!root_fd.valid()) return sys_error("open the copy of the cgroup tree", new_root);
-  fds_open_ = 0;
+  struct statfs fs{};
+  cgroupfs_ = ::fstatfs(root_fd.get(), &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
+  dirs_held_ = files_held_ = others_held_ = 0;
   for (auto& e : entries_) {
     for (Fd& fd : e->fds) fd.reset();
-    // Not in the copy (or past the budget): the next walk finds it or says gone.
-    e->dir_fd = e->rel == "/" || fds_open_ < fd_budget_ ? open_dir_beneath(root_fd.get(), e->rel) : Fd();
-    e->path = e->rel == "/" ? new_root : new_root + e->rel;
-    e->preopened = e->reported = e->files_tried = false;
-    if (e->dir_fd.valid()) ++fds_open_;
+    // The directories held before, in the copy (one not there: the next
+    // walk finds it or says gone).
+    bool held = e->dir_fd.valid();
+    e->dir_fd = held && dirs_held_ < fd_budget_ ? open_dir_beneath(root_fd.get(), e->rel) : Fd();
+    e->reported = e->files_tried = false;
+    e->absent = 0;
+    dirs_held_ += e->dir_fd.valid();
   }
   options_.root = new_root;
   options_.proc_root = new_proc_root;

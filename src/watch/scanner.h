@@ -7,16 +7,31 @@
 // stat per entry), not its name: one removed and created again under the same
 // name is a new cgroup, and the old one is reported `gone` once.
 //
-// Cost. Each cgroup keeps its directory open and, while the open-file limit
-// allows (raised to the hard limit at open), one descriptor per file it
-// reads (watch/sample.h): a scan is one pread per file into a fixed buffer,
-// and a getdents per directory to find new and removed children. Directories
-// come first; files stay open while 1024 descriptors remain for directories
-// created later; past that, a cgroup's files are opened, read and closed each
-// scan (ScanStats::preopened says how many stay open). Past the limit itself,
-// a directory is not kept open either: it is opened again below the root,
-// one component at a time, whenever it is read, so a tree of more cgroups
-// than `ulimit -n` (a saved one of 100,000 siblings) is read whole.
+// Cost. Every scan reads each cgroup's sentinel files, memory.current and
+// memory.events (watch/sample.h). When neither moved since the cgroup's last
+// full read, the read is quiet: the other files are not read and the row
+// carries their values from that full read, whose time their rates span
+// (Sample::carried_from_ns). A quiet cgroup is read in full again at least
+// every `full_read_every_ns` (staggered by cgroup), and always when a
+// sentinel moves or memory.events changes under inotify. What a quiet row
+// can hold that is older than the scan: a limit written without any other
+// effect, pressure stalls and page faults that charged nothing (within the
+// per-CPU charge stock), the PSI averages.
+//
+// Descriptors. The budget (the open-file limit, raised to the hard limit at
+// open, or `max_open_files`) goes first to the directories of the root and
+// of cgroups with children (a walk lists them), then to every cgroup's
+// sentinel files, then to the other files of the cgroups read in full (the
+// busiest: a cgroup quiet for `full_read_every_ns` gives its other files
+// back when another one needs them). A file without a held descriptor is
+// opened below the root with one openat2, read and closed. A leaf's
+// directory is not held: an fstatat on its parent shows whether it got
+// children. Each held file costs kernel memory charged to the scanner's
+// cgroup (a seq_file buffer; docs/watch.md has the figures); ScanStats
+// reports how many are held. Past the budget, a directory is opened again
+// below the root, one component at a time, whenever it is read, so a tree
+// of more cgroups than `ulimit -n` (a saved one of 100,000 siblings) is read
+// whole.
 //
 // Trust. A tree given with --root or saved by a snapshot may hold anything:
 // every file is opened non-blocking, never through a symlink, and read only
@@ -83,12 +98,17 @@ struct ScanOptions {
   Identity identity = Identity::inode;
   bool events = false;                // inotify on memory.events
   bool read_tasks = true;             // list the tasks in D of cgroups under pressure
-  // At most this many cgroups get rows (0: no cap): each keeps up to
-  // thirteen files open (twelve without zswap), a page of kernel buffer
-  // each once read, about 48 to 52 KiB (docs/watch.md). The
-  // first found, in walk order, keep their place; the others are counted
-  // in ScanStats::dropped and tried again each scan.
+  // At most this many cgroups get rows (0: no cap). The first found, in
+  // walk order, keep their place; the others are counted in
+  // ScanStats::dropped and tried again each scan.
   size_t max_rows = 0;
+  // 0: every file of every cgroup at every scan. Else quiet reads (Cost,
+  // above), a quiet cgroup read in full at least this often. A saved tree
+  // is always read in full: its copies differ in files the sentinels do not see.
+  uint64_t full_read_every_ns = 0;
+  // Descriptors held at most (0: the open-file limit's): the bound on the
+  // kernel memory the held files cost.
+  size_t max_open_files = 0;
 };
 
 // One cgroup after a scan: what was read, how it moved, what it means.
@@ -108,7 +128,10 @@ struct Row {
 struct ScanStats {
   size_t cgroups = 0;        // directories known (walked)
   size_t reported = 0;       // of them with rows (matched, memory controller on)
-  size_t preopened = 0;      // cgroups whose files stay open
+  size_t preopened = 0;      // cgroups whose files all stay open
+  size_t files_held = 0;     // control files' descriptors held between scans
+  size_t dirs_held = 0;      // directories' descriptors held
+  size_t quiet = 0;          // rows of the last scan read quietly (sentinels only)
   size_t watches = 0;        // inotify watches held
   size_t watch_failures = 0; // memory.events files inotify refused (limit reached)
   size_t skipped = 0;        // directories not opened: out of file descriptors (ulimit -n)
@@ -162,10 +185,17 @@ class Scanner {
   Entry* add_child(Entry& parent, std::string_view name, uint64_t id);
   void watch_dir(Entry& e);
   void read_entry(Entry& e, uint64_t now_ns, bool from_event);
+  bool read_file(Entry& e, File f, Sample& s);
+  Fd open_file(const Entry& e, File f, unsigned* mode = nullptr);
+  bool room_for(File f) const;
+  bool others_over_budget() const;
+  void release_others(Entry& e);
   void open_files(Entry& e);
   int dir_of(const Entry& e, Fd& scratch);
-  void hold_or_close(Entry& e);
+  bool has_children(Entry& e);
+  bool hold_dir(Entry& e);
   void drop_removed();
+  std::string path_of(const Entry& e) const;
 
   ScanOptions options_;
   std::vector<std::unique_ptr<Entry>> entries_;
@@ -176,7 +206,13 @@ class Scanner {
   uint64_t generation_ = 0;
   uint64_t last_scan_ns_ = 0;   // when the previous scan() read (0: none yet)
   size_t fd_budget_ = 0;        // file descriptors the scanner may keep open
-  size_t fds_open_ = 0;
+  size_t dirs_held_ = 0;        // descriptors held: directories,
+  size_t files_held_ = 0;       // control files,
+  size_t others_held_ = 0;      // and of them files other than the sentinels
+  size_t quiet_ = 0;            // quiet reads in this scan
+  bool others_wanted_ = false;  // a full read of this scan found no room to keep its other files
+  bool others_short_ = false;   // one of the last scan did
+  bool cgroupfs_ = false;       // the root is a cgroup2 mount (no other kind of file there)
   size_t rows_held_ = 0;        // entries with reported set (for max_rows)
   Fd inotify_fd_;
   ScanStats stats_;

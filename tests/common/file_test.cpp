@@ -77,6 +77,29 @@ TEST(OpenTreeFile, OpensOnlyARegularFileNeverThroughALink) {
   EXPECT_EQ(file_kind(mode), "a directory");
 }
 
+TEST(OpenTreeFileBeneath, OpensAPathBelowNeverThroughALinkNorOut) {
+  TempDir tmp;
+  std::filesystem::create_directories(tmp.path() + "/root/a/b");
+  std::filesystem::create_directories(tmp.path() + "/elsewhere");
+  spit(tmp.path() + "/root/a/b/memory.current", "4096\n");
+  spit(tmp.path() + "/elsewhere/memory.current", "1\n");
+  ASSERT_EQ(::mkfifo((tmp.path() + "/root/a/b/memory.stat").c_str(), 0600), 0);
+  std::filesystem::create_directory_symlink(tmp.path() + "/elsewhere", tmp.path() + "/root/a/link");
+  std::filesystem::create_symlink(tmp.path() + "/elsewhere/memory.current", tmp.path() + "/root/a/b/memory.max");
+  Fd root(::open((tmp.path() + "/root").c_str(), O_RDONLY | O_DIRECTORY));
+  EXPECT_TRUE(open_tree_file_beneath(root.get(), "a/b/memory.current").valid());
+  EXPECT_TRUE(open_tree_file_beneath(root.get(), "/a/b/memory.current").valid());
+  unsigned mode = 0;
+  EXPECT_FALSE(open_tree_file_beneath(root.get(), "a/b/memory.stat", false, &mode).valid());  // and does not block
+  EXPECT_EQ(file_kind(mode), "a FIFO");
+  EXPECT_FALSE(open_tree_file_beneath(root.get(), "a/link/memory.current").valid());
+  EXPECT_FALSE(open_tree_file_beneath(root.get(), "a/b/memory.max").valid());
+  EXPECT_FALSE(open_tree_file_beneath(root.get(), "../elsewhere/memory.current").valid());
+  EXPECT_FALSE(open_tree_file_beneath(root.get(), "a/b").valid());  // a directory
+  EXPECT_FALSE(open_tree_file_beneath(root.get(), "").valid());
+  EXPECT_FALSE(open_tree_file_beneath(root.get(), std::string(5000, 'a')).valid());
+}
+
 TEST(OpenDirBeneath, StaysBelowItsDirectory) {
   TempDir tmp;
   std::filesystem::create_directories(tmp.path() + "/out/a/b");
