@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
-# The scan behind `cgmem watch` on a generated tree of N cgroups (default
-# 10,000: 100 parents of 100 children, each with the files of the real
-# throttled cgroup read in the VM, numbers varied), beside its floor (pread
-# of the same files through preopened descriptors) and a plain Python scan of
-# the same files (os.walk, open/read/close, parse into dicts: what most
-# scripts do). CPU time per cgroup, median of 5 rounds each.
-#   bash bench/watch_vs_python.sh [BUILD_DIR] [N] [SCANS]
-# BUILD_DIR is configured with -DCGMEM_BENCH=ON (target watch_bench).
+# The scan behind `cgmem watch` on generated trees of N cgroups (sqrt(N) parents,
+# each cgroup with the files of the real throttled cgroup read in the VM,
+# numbers varied), beside its floor (pread of the same files through
+# preopened descriptors) and a plain Python scan of the same files (os.walk,
+# open/read/close, parse into dicts: what most scripts do). CPU time per
+# cgroup: the scan's median of 5 rounds of SCANS scans a second apart (its
+# clock), in three cases: every file at every scan (--full-read-every 0),
+# quiet reads with nothing moving (30s), and quiet reads with 10% of the
+# cgroups moving at every scan; then the exporter's collector (the scan and
+# the page rendered from it) in the last two; Python's median of 5 scans.
+# The exporter's heap is its state, plus the page it serves.
+#   bash bench/watch_vs_python.sh [BUILD_DIR] [SIZES] [SCANS]
+# SIZES is a comma-separated list (default 2000,10000,30000); BUILD_DIR is
+# configured with -DCGMEM_BENCH=ON (target watch_bench). Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/bench}
-n=${2:-10000}
-scans=${3:-5}
+sizes=${2:-2000,10000,30000}
+scans=${3:-10}
 bench=$build/bench/watch_bench
 [[ -x $bench ]] || { echo "watch_bench: build it: cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCGMEM_BENCH=ON && cmake --build $build --target watch_bench" >&2; exit 3; }
 work=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)  # tmpfs when there is one: in memory, like cgroupfs
 trap 'rm -rf "$work"' EXIT
-
-python3 - "$work/tree" "$n" tests/fixtures/cgroup-v2-6.12-throttled/lab-run1 <<'PY'
+echo "uptime: $(uptime)"
+echo "open-file limit: $(ulimit -n) soft, $(ulimit -Hn) hard"
+cat >"$work/gen.py" <<'PY'
 import os, sys, random
 root, n, fixture = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 names = ["memory.current", "memory.high", "memory.max", "memory.events", "memory.events.local",
@@ -41,11 +48,9 @@ for i in range(n):
         with open(os.path.join(d, name), "w") as f:
             f.write(vary(texts[name]) if name != "memory.high" else texts[name])
 PY
-echo "tree: $n cgroups in $work/tree ($(df -T "$work" | awk 'NR==2{print $2}'))"
-
 cat >"$work/scan.py" <<'PY'
 import os, sys, time
-root, scans = sys.argv[1], int(sys.argv[2])
+root = sys.argv[1]
 def flat(text):
     return {k: int(v) for k, v in (line.split() for line in text.splitlines() if line)}
 def psi(text):
@@ -71,24 +76,32 @@ n = len(scan())
 rounds = []
 for _ in range(5):
     start = time.process_time()
-    for _ in range(scans):
-        scan()
-    rounds.append((time.process_time() - start) / scans / n)
+    scan()
+    rounds.append((time.process_time() - start) / n)
 rounds.sort()
 print('{"cgroups": %d, "python_us_per_cgroup": %.3f}' % (n, rounds[2] * 1e6))
 PY
 
-c=$("$bench" "$work/tree" "$scans")
-p=$(python3 "$work/scan.py" "$work/tree" "$scans")
-echo "cgmem scan:  $c"
-echo "python scan: $p"
-python3 - "$c" "$p" <<'PY'
+echo
+echo "| N | case | files held | scan | floor | scan / floor | Python | Python / scan | quiet reads | heap per cgroup |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for n in ${sizes//,/ }; do
+  rm -rf "$work/tree"
+  python3 "$work/gen.py" "$work/tree" "$n" tests/fixtures/cgroup-v2-6.12-throttled/lab-run1
+  p=$(python3 "$work/scan.py" "$work/tree")
+  for mode in "0 0 scan every file" "30 0 scan quiet, nothing moving" "30 10 scan quiet, 10% moving" \
+              "30 0 exporter scan+render, quiet, nothing moving" "30 10 exporter scan+render, quiet, 10% moving"; do
+    read -r every busy what label <<<"$mode"
+    c=$("$bench" "$work/tree" "$scans" "$every" "$busy" "$what")
+    python3 - "$n" "$label" "$c" "$p" <<'PY'
 import json, sys
-c, p = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-print(f"scan {c['scan_us_per_cgroup']:.2f} us/cgroup, floor {c['floor_us_per_cgroup']:.2f} "
-      f"({c['scan_over_floor']:.2f}x the floor), python {p['python_us_per_cgroup']:.2f} "
-      f"({p['python_us_per_cgroup'] / c['scan_us_per_cgroup']:.1f}x the scan); "
-      f"{c['cgroups_per_s']:.0f} cgroups/s; {c['heap_bytes_per_cgroup']:.0f} bytes of heap per cgroup; "
-      f"{c['preopened']} of {c['cgroups']} cgroups with files kept open (ulimit -n {c['fd_limit']}), "
-      f"floor over {c['floor_cgroups']}")
+n, label, c, p = int(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+py = p["python_us_per_cgroup"]
+print(f"| {n:,} | {label} | {c['files_held']:,} files, {c['dirs_held']:,} dirs | {c['scan_us_per_cgroup']:.2f} us "
+      f"| {c['floor_us_per_cgroup']:.2f} us (over {c['floor_cgroups']:,}) | {c['scan_over_floor']:.2f}x "
+      f"| {py:.1f} us | {py / c['scan_us_per_cgroup']:.1f}x | {100 * c['quiet_share']:.0f}% "
+      f"| {c['heap_bytes_per_cgroup'] - c['page_bytes_per_cgroup']:.0f} B"
+      + (f" + page {c['page_bytes_per_cgroup']:.0f} B" if c['exporter'] else "") + " |")
 PY
+  done
+done

@@ -32,8 +32,9 @@ void add_tree_flags(CLI::App& app, TreeFlags& f) {
       ->check(CLI::Validator([](std::string& text) { return text == "0" ? std::string() : duration_validator(TimeUnit::s)(text); },
                              "DURATION"));
   app.add_option("--max-open-files", f.max_open_files,
-                 "control files and directories kept open between scans at most, each a seq_file buffer of "
-                 "kernel memory (default: as many as the open-file limit allows)")
+                 "control files and directories kept open between scans at most (within the open-file limit), "
+                 "each about a page of kernel memory charged to this process's cgroup once read")
+      ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{1} << 24));
 }
 

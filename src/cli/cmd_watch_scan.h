@@ -27,7 +27,9 @@ struct TreeFlags {
   // A quiet cgroup's full read at least this often (watch/scanner.h); "0":
   // every file at every scan. A command sets its default before add_tree_flags.
   std::string full_read_every = "30s";
-  size_t max_open_files = 0;  // 0 = the open-file limit's
+  // About a page of kernel memory each once read (docs/watch.md): 128 MiB
+  // at most, every sentinel of 16,000 cgroups, everything of 2,500.
+  size_t max_open_files = 32768;
 };
 
 // --root, --depth, --match, --interval, --hz, --full-read-every, --max-open-files.

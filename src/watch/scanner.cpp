@@ -49,6 +49,7 @@ struct Scanner::Entry {
   Sample prev;
   uint64_t refresh_ns = 0;  // a quiet read is not taken from then on (0: not yet read in full)
   uint64_t moved_ns = 0;    // the last read in full because a sentinel moved
+  bool quiet = false;       // the last read was quiet
   // Created after the scanner's first scan: its counters all started at 0
   // since the previous scan, so its first sample has rates from zero (a
   // cgroup created and OOM-killed between two scans is oom_killed).
@@ -301,12 +302,16 @@ Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id)
 
 // A directory's link count is 2 + its subdirectories on cgroupfs (kernfs)
 // and tmpfs, so a leaf (2) is not listed at all: one fstat (an fstatat on
-// its parent when its own directory is not held) instead of a getdents over
-// its ~50 control files. (Filesystems that report 1 for directories, btrfs,
+// its parent when its own directory is not held; none while it is quiet)
+// instead of a getdents over its ~50 control files. (Filesystems that report 1 for directories, btrfs,
 // are always listed.) A leaf that got children gets its directory held.
 bool Scanner::has_children(Entry& e) {
   struct stat st{};
   if (e.dir_fd.valid()) return ::fstat(e.dir_fd.get(), &st) != 0 || st.st_nlink != 2;
+  // A quiet leaf is not looked at: a child that uses memory moves the
+  // leaf's memory.current (it counts its descendants), and an idle one is
+  // found after the leaf's next full read.
+  if (e.quiet) return false;
   if (e.parent && e.parent->dir_fd.valid()) {
     std::string_view name = e.name();
     char z[NAME_MAX + 1];
@@ -454,6 +459,7 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
     uint64_t full_read = e.prev.full_read_ns();
     s = e.prev;  // the sentinels as read now, the rest as read then
     s.t_ns = now_ns, s.carried_from_ns = full_read;
+    e.quiet = true;
     ++quiet_;
     bool holds_others = e.files_held() > kSentinelCount;
     if (holds_others && (others_short_ || others_over_budget()) && now_ns - e.moved_ns >= every) release_others(e);
@@ -461,6 +467,7 @@ void Scanner::read_entry(Entry& e, uint64_t now_ns, bool from_event) {
     for (; there && next < kFileCount; ++next)
       if (!(e.absent & bit(kReadOrder[next]))) there = read_file(e, kReadOrder[next], s);
     if (!still) e.moved_ns = now_ns;
+    e.quiet = false;
     if (every) e.refresh_ns = e.refresh_ns ? now_ns + every : first_refresh(now_ns, every, e.id);
   }
   if (!there) {

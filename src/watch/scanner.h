@@ -26,7 +26,8 @@
 // back when another one needs them). A file without a held descriptor is
 // opened below the root with one openat2, read and closed. A leaf's
 // directory is not held: an fstatat on its parent shows whether it got
-// children. Each held file costs kernel memory charged to the scanner's
+// children, and only after a full read (a child that uses memory moves its
+// parent's memory.current; an idle one is found after the next full read). Each held file costs kernel memory charged to the scanner's
 // cgroup (a seq_file buffer; docs/watch.md has the figures); ScanStats
 // reports how many are held. Past the budget, a directory is opened again
 // below the root, one component at a time, whenever it is read, so a tree

@@ -160,6 +160,24 @@ TEST(DescriptorBudget, ALeafThatGetsAChildIsWalkedAgain) {
   EXPECT_EQ(s->stats().dirs_held, 2u);  // a has a child now: its directory is held for the walk
 }
 
+TEST(DescriptorBudget, AChildOfAQuietLeafIsFoundAfterTheLeafsNextFullRead) {
+  TempDir tmp;
+  make_cgroup(tmp.path() + "/root/a");
+  auto s = open_quiet(tmp.path() + "/root", 3600 * kSecond);
+  ASSERT_TRUE(s->scan(1 * kSecond));
+  ASSERT_TRUE(s->scan(2 * kSecond));
+  EXPECT_EQ(s->stats().quiet, 1u);
+  make_cgroup(tmp.path() + "/root/a/b");
+  auto rows = s->scan(3 * kSecond);
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->size(), 1u);  // a is quiet: not looked into
+  spit(tmp.path() + "/root/a/memory.current", "34144256\n");  // b's memory counts in a's
+  ASSERT_TRUE(s->scan(4 * kSecond));
+  rows = s->scan(5 * kSecond);
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->size(), 2u);
+}
+
 TEST(DescriptorBudget, AllFilesHeldWhenTheyFit) {
   TempDir tmp;
   for (int i = 0; i < 3; ++i) make_cgroup(tmp.path() + "/root/c" + std::to_string(i));
