@@ -3,6 +3,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <ctime>
 #include <filesystem>
 #include <limits>
@@ -89,6 +91,16 @@ Result<void> check_kernel_label(const MatrixFlags& f, const matrix::MatrixSpec& 
   return {};
 }
 
+// batch.json's "host": where the runs ran, so that `cgmem report` can tell
+// the batches of a study spread over hosts apart.
+nlohmann::json host_json(const host::HostFacts& h) {
+  char name[256] = "";
+  if (::gethostname(name, sizeof name - 1) != 0) name[0] = '\0';
+  return {{"hostname", name}, {"kernel", h.kernel}, {"cpus", h.cpus},
+          {"hz", h.hz ? nlohmann::json(*h.hz) : nlohmann::json(nullptr)},
+          {"virtualized", h.virtualized ? nlohmann::json(*h.virtualized) : nlohmann::json(nullptr)}};
+}
+
 int run_native(const MatrixFlags& f, matrix::MatrixSpec& spec) {
   if (!f.claim.empty()) spec.claim = fs::absolute(f.claim).string();
   if (!f.from.empty())
@@ -96,9 +108,11 @@ int run_native(const MatrixFlags& f, matrix::MatrixSpec& spec) {
   matrix::MatrixOptions o{.out_dir = f.out, .resume = f.resume};
   o.plan.reps = f.reps;
   o.plan.kernel = f.kernel_label;
+  o.plan.shard = f.shard;
   if (!f.order.empty()) o.plan.shuffle = f.order == "shuffle";
   o.plan.seed = f.seed;
   o.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
+  o.host = host_json(host::probe_host());
   catch_stop_signals();
   matrix::ChildLauncher launcher(self_exe(), stop_flag());
   matrix::ProgressPrinter progress(stderr, f.progress_lines);
@@ -135,12 +149,20 @@ int run_matrix(std::span<char*> args) {
                "run nothing: print each run's `cgmem run`, checked as it would check it where the batch would run "
                "(in the VM: the guest's RAM and CPUs); exit 2 if any would be refused");
   app.add_flag("--json", f.json, "print the batch's runs (or the plan) as JSON");
+  app.add_option("--shard", f.shard_text,
+                 "run the K-th of N parts of the plan (K/N): every run is in exactly one part, the same on every "
+                 "host whatever --order; `cgmem report` merges the parts' batches");
   app.add_flag("--trace", f.trace,
                "trace every run (cgmem run --trace: trace.jsonl), on cgmem's own kernel (--kernel "
                "hz1000-throttle-slots-trace), whatever the spec's trace keys say");
   if (int code = parse(app, args); code >= 0) return code;
   if (f.vm && f.native) return print_error("--vm and --native exclude each other"), kUsage;
   if (f.resume && f.out.empty()) return print_error("--resume needs --out: the batch directory to finish"), kUsage;
+  if (!f.shard_text.empty()) {
+    auto shard = matrix::parse_shard(f.shard_text);
+    if (!shard) return print_error(shard.error()), kUsage;
+    f.shard = *shard;
+  }
   auto spec = matrix::load_spec(f.spec);
   if (!spec) return print_error(spec.error()), kUsage;
   if (!f.kernel.empty()) matrix::override_kernel(*spec, f.kernel);

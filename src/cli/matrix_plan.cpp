@@ -31,7 +31,7 @@ struct CheckedRun {
 };
 
 std::vector<CheckedRun> check_runs(const MatrixFlags& f, const matrix::MatrixSpec& spec, const lab::Machine& machine) {
-  matrix::PlanOptions o{.reps = f.reps, .seed = f.seed};
+  matrix::PlanOptions o{.reps = f.reps, .seed = f.seed, .shard = f.shard};
   if (!f.order.empty()) o.shuffle = f.order == "shuffle";
   o.batch_dir = fs::absolute(f.out).lexically_normal().string();
   o.kernel = f.kernel_label;
@@ -62,8 +62,8 @@ std::vector<std::string> swap_runs_without_swap(const MatrixFlags& f, const matr
   return out;
 }
 
-nlohmann::json plan_json(const matrix::MatrixSpec& spec, const PlanTarget& t, const std::vector<CheckedRun>& runs,
-                         size_t refused) {
+nlohmann::json plan_json(const MatrixFlags& f, const matrix::MatrixSpec& spec, const PlanTarget& t,
+                         const std::vector<CheckedRun>& runs, size_t refused) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& c : runs) {
     list.push_back({{"name", c.run.name}, {"config", c.run.config}, {"workload", c.run.workload}, {"rep", c.run.rep},
@@ -76,7 +76,8 @@ nlohmann::json plan_json(const matrix::MatrixSpec& spec, const PlanTarget& t, co
     kernels.push_back(matrix::kernel_json(k));
     kernels.back()["runs"] = std::count_if(runs.begin(), runs.end(), [&](const CheckedRun& c) { return c.run.kernel == k.label; });
   }
-  return {{"spec", spec.path}, {"kernels", kernels}, {"name", spec.name}, {"where", t.vm ? "vm" : "native"}, {"why", t.why},
+  return {{"spec", spec.path}, {"kernels", kernels}, {"name", spec.name},
+          {"shard", {{"index", f.shard.index}, {"count", f.shard.count}}}, {"where", t.vm ? "vm" : "native"}, {"why", t.why},
           {"kernel", t.kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.kernel)},
           {"machine", {{"cpus", t.machine.cpus}, {"mem_total_bytes", t.machine.mem_total_bytes},
                        {"page_size", t.machine.page_size}, {"text", t.machine_text}}},
@@ -133,13 +134,14 @@ int print_plan(const MatrixFlags& f, const matrix::MatrixSpec& spec, const PlanT
   double caps = 0;
   for (const auto& c : runs) caps += c.run.cap_s;
   if (f.json) {
-    fmt::print("{}\n", plan_json(spec, t, runs, refused).dump(2));
+    fmt::print("{}\n", plan_json(f, spec, t, runs, refused).dump(2));
   } else {
     std::string on = !t.kernel.empty() ? " on kernel " + t.kernel
                      : spec.kernels.size() > 1 && f.kernel_label.empty() ? fmt::format(" on {} kernels", spec.kernels.size())
                                                                           : "";
-    fmt::print("plan {}: {} runs {}{} ({}); {}\n", spec.name, runs.size(), t.vm ? "in the VM" : "here", on, t.why,
-               t.machine_text);
+    std::string part = f.shard.whole() ? "" : " (shard " + f.shard.text() + ")";
+    fmt::print("plan {}{}: {} runs {}{} ({}); {}\n", spec.name, part, runs.size(), t.vm ? "in the VM" : "here", on,
+               t.why, t.machine_text);
     for (const auto& n : t.notes) fmt::print("note: {}\n", n);
     std::string kernel = runs.empty() ? "" : runs.front().run.kernel;
     for (size_t i = 0; i < runs.size(); ++i) {

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 // Every cap, plus a fifth for the driver's own work, plus 5 minutes to boot
 // and copy results back.
 unsigned timeout_for(const MatrixFlags& f, const matrix::MatrixSpec& spec, const matrix::KernelSpec* kernel) {
-  matrix::PlanOptions o{.reps = f.reps};
+  matrix::PlanOptions o{.reps = f.reps, .shard = f.shard};
   if (kernel) o.kernel = kernel->label;
   double total = 0;
   for (const auto& run : matrix::plan(spec, o)) total += run.cap_s + 2;
@@ -81,6 +81,7 @@ std::vector<std::string> vm_arguments(const MatrixFlags& f, const matrix::Matrix
   if (f.reps) inner.insert(inner.end(), {"--reps", std::to_string(*f.reps)});
   if (!f.order.empty()) inner.insert(inner.end(), {"--order", f.order});
   if (f.seed) inner.insert(inner.end(), {"--seed", std::to_string(*f.seed)});
+  if (!f.shard.whole()) inner.insert(inner.end(), {"--shard", f.shard.text()});
   if (f.json) inner.push_back("--json");
   if (f.trace) inner.push_back("--trace");
   // The guest reads the spec again: it takes the same --kernel over the
@@ -153,6 +154,7 @@ int run_matrix_in_vm(const MatrixFlags& f, const matrix::MatrixSpec& spec) {
   } else {
     matrix::MatrixOptions o{.out_dir = out.string(), .resume = f.resume};
     o.plan.reps = f.reps;
+    o.plan.shard = f.shard;
     o.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
     matrix::MatrixSpec claimed = spec;
     if (!f.claim.empty()) claimed.claim = fs::absolute(f.claim).string();

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "matrix/plan.h"
 #include "matrix/spec.h"
 
 namespace cgmem::cli {
@@ -21,6 +22,8 @@ struct MatrixFlags {
   std::string vm_swap = "0";  // zram swap in the guest, for specs that set swap_max
   std::string kernel;  // --kernel: the VM's kernel, over the spec's `kernel` and [[kernels]]
   std::string kernel_label;  // --kernel-label (inside the VM): run this kernel's runs of the spec
+  std::string shard_text;    // --shard K/N, as given
+  matrix::Shard shard;       // and parsed
 };
 
 // The `cgmem vm` arguments that run this matrix in the guest. `vm_out` is

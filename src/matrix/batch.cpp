@@ -37,6 +37,16 @@ Json run_entry(const RunRecord& r) {
   return j;
 }
 
+// batch.json's "shard" of a sharded plan: which part, and how many runs the
+// whole plan of this kernel has (what `cgmem report` checks the parts
+// against); null for a whole plan.
+Json shard_json(const MatrixSpec& spec, const PlanOptions& o) {
+  if (o.shard.whole()) return nullptr;
+  PlanOptions whole = o;
+  whole.shard = {};
+  return {{"index", o.shard.index}, {"count", o.shard.count}, {"plan_runs", plan(spec, whole).size()}};
+}
+
 // --resume: the batch.json there, if the claim is the one it started with.
 Result<Batch> resume_batch(const MatrixSpec& spec, const MatrixOptions& o, const std::optional<std::string>& claim,
                            std::vector<std::string>& notes) {
@@ -49,6 +59,11 @@ Result<Batch> resume_batch(const MatrixSpec& spec, const MatrixOptions& o, const
     return fail(fmt::format("matrix: the claim changed since the batch started (sha256 {} then, {} now)",
                             recorded.empty() ? "none" : recorded, claim.value_or("none")),
                 spec.claim.value_or(""), "restore the claim as it was, or start a new batch with --out");
+  if (b.json.value("shard", Json()) != shard_json(spec, o.plan))
+    return fail(fmt::format("matrix: the batch was started as another part of the plan (shard {} then, {} now)",
+                            b.json.contains("shard") ? b.json["shard"].dump() : "none",
+                            o.plan.shard.whole() ? "none" : o.plan.shard.text()),
+                b.dir, "resume it with the --shard (and --reps) it started with");
   if (b.json.value("code", Json()) != o.code)
     notes.push_back("this cgmem build differs from the one that started the batch; "
                     "`cgmem report` will refuse the mix unless --allow-mixed");
@@ -67,6 +82,8 @@ Result<Batch> start_batch(const MatrixSpec& spec, const MatrixOptions& o, const 
             {"claim", spec.claim ? Json(*spec.claim) : Json(nullptr)},
             {"claim_sha256", claim ? Json(*claim) : Json(nullptr)}, {"started_at", iso_utc(std::time(nullptr))}, {"code", o.code}};
   if (const KernelSpec* k = planned_kernel(spec, o.plan)) b.json["kernel"] = kernel_json(*k);
+  if (Json shard = shard_json(spec, o.plan); !shard.is_null()) b.json["shard"] = shard;
+  if (!o.host.is_null()) b.json["host"] = o.host;
   return b;
 }
 

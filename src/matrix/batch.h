@@ -19,6 +19,7 @@ struct MatrixOptions {
   bool resume = false;    // go on with a batch that batch.json says was started
   PlanOptions plan;
   nlohmann::json code;    // this binary's identity: version, git_commit, binary_hash
+  nlohmann::json host;    // where it runs: hostname, kernel, cpus, hz, virtualized (batch.json's "host")
 };
 
 struct RunRecord {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/duration.h"
+#include "common/text.h"
 
 namespace cgmem::matrix {
 
@@ -65,11 +66,29 @@ std::vector<PlannedRun> plan(const MatrixSpec& spec, const PlanOptions& o) {
       }
     }
   }
+  if (!o.shard.whole()) {
+    size_t place = 0;
+    std::erase_if(runs, [&](const PlannedRun&) { return int(place++ % size_t(o.shard.count)) != o.shard.index - 1; });
+  }
   if (o.shuffle.value_or(spec.shuffle)) {
     uint64_t state = o.seed.value_or(spec.seed);
     for (size_t i = runs.size(); i > 1; --i) std::swap(runs[i - 1], runs[splitmix64(state) % i]);
   }
   return runs;
+}
+
+std::string Shard::text() const { return fmt::format("{}/{}", index, count); }
+
+Result<Shard> parse_shard(std::string_view text) {
+  auto bad = [&] {
+    return fail(fmt::format("--shard {}: give K/N, the K-th of N parts (1 <= K <= N <= 10000)", text), "",
+                "e.g. --shard 1/4 ... --shard 4/4; in a Slurm array, --shard $SLURM_ARRAY_TASK_ID/N with --array=1-N");
+  };
+  size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return bad();
+  auto k = to_u64(text.substr(0, slash)), n = to_u64(text.substr(slash + 1));
+  if (!k || !n || *k < 1 || *n > 10000 || *k > *n) return bad();
+  return Shard{.index = int(*k), .count = int(*n)};
 }
 
 std::vector<PlannedRun> plan_all(const MatrixSpec& spec, const PlanOptions& o) {

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "common/error.h"
 #include "matrix/spec.h"
 
 namespace cgmem::matrix {
@@ -24,12 +26,27 @@ struct PlannedRun {
   double cap_s = 60;                      // for the ETA (cgmem run's default cap is 60 s)
 };
 
+// `--shard K/N`: a stable part of a plan, for a study spread over hosts.
+// A run belongs to shard K when its place in the spec's own order
+// (repetition, workload, config: the fixed order, before any shuffle) is
+// K-1 modulo N, so every run is in exactly one shard, the shards differ by
+// one run at most, and every host splits the same spec the same way
+// whatever its --order or --seed.
+struct Shard {
+  int index = 1, count = 1;  // 1 <= index <= count
+  bool whole() const { return count == 1; }
+  std::string text() const;  // "K/N"
+};
+// "K/N" with 1 <= K <= N <= 10000.
+Result<Shard> parse_shard(std::string_view text);
+
 struct PlanOptions {
   std::optional<int> reps;     // --reps: overrides the spec's (a workload's own reps stay)
   std::optional<bool> shuffle; // --order
   std::optional<uint64_t> seed;
   std::string batch_dir;       // replaces {batch} in workload args
   std::string kernel;          // plan this kernel's runs (a label); empty: the spec's only kernel, if any
+  Shard shard;                 // --shard: this part of each kernel's runs
 };
 
 // Where the runs of the kernel labelled `label` go: the batch directory
@@ -42,7 +59,8 @@ std::string kernel_batch_dir(const MatrixSpec& spec, const std::string& batch_di
 // and removes it when every run has finished.
 std::string scratch_dir(const std::string& batch_dir);
 
-// The runs of one kernel (options.kernel), or of a spec of one kernel or none.
+// The runs of one kernel (options.kernel), or of a spec of one kernel or
+// none; of options.shard only.
 std::vector<PlannedRun> plan(const MatrixSpec& spec, const PlanOptions& options);
 
 // Every kernel's runs, kernel by kernel in the spec's order; {batch} of each

@@ -27,6 +27,7 @@
 #include "report/summary.h"
 #include "report/summary_view.h"
 #include "report/trace_view.h"
+#include "report/shards.h"
 #include "run_format/run_format.h"
 
 namespace cgmem::report {
@@ -263,6 +264,8 @@ Result<Written> make_report(const Options& o) {
   }
   auto groups = group(sums);
   w.notes = batch_notes(*runs, sums);
+  const Batches batches = read_batches(*runs);
+  for (auto& n : batch_set_notes(batches)) w.notes.push_back(std::move(n));
   const auto kernels = kernels_of(*runs);  // empty unless the batch has two kernels or more
   auto summary = summary_sections(sums, groups);
   auto predicted = predict_sections(preds);
@@ -296,6 +299,9 @@ Result<Written> make_report(const Options& o) {
   if (!plots.warning.empty()) w.notes.push_back(plots.warning);
   w.json = {{"schema", kReportSchema}, {"notes", w.notes}, {"claims", claims_json(claims)}, {"runs", Json::array()}, {"groups", Json::array()},
             {"predictions", Json::array()}, {"plots", Json::array()}};
+  // Batches written before cgmem recorded shards and hosts report as they did.
+  if (!batches.shards.empty()) w.json["shards"] = shards_json(batches);
+  if (!batches.hosts.empty()) w.json["hosts"] = hosts_json(batches);
   for (const auto& s : sums) w.json["runs"].push_back(to_json(s));
   for (const auto& g : groups) w.json["groups"].push_back(to_json(g));
   for (const auto& p : preds) w.json["predictions"].push_back(to_json(p));

@@ -217,6 +217,47 @@ TEST(MatrixPlan, ShuffleIsTheSameForTheSameSeed) {
   EXPECT_EQ(sorted, fixed);
 }
 
+TEST(MatrixPlan, ShardsSplitThePlanTheSameWayWhateverTheOrder) {
+  auto spec = parse_spec(kSpec, "/specs/t.toml");
+  std::vector<std::string> whole;
+  for (const auto& r : plan(*spec, {})) whole.push_back(r.name);
+  for (int count : {1, 2, 3, 7, 9}) {
+    std::vector<std::string> all;
+    for (int index = 1; index <= count; ++index) {
+      std::vector<std::string> fixed, shuffled;
+      for (const auto& r : plan(*spec, {.shard = {index, count}})) fixed.push_back(r.name);
+      for (const auto& r : plan(*spec, {.shuffle = true, .seed = 5, .shard = {index, count}})) shuffled.push_back(r.name);
+      // The same part whatever the order, and parts differ by one run at most.
+      auto sorted = shuffled;
+      std::sort(sorted.begin(), sorted.end());
+      auto fixed_sorted = fixed;
+      std::sort(fixed_sorted.begin(), fixed_sorted.end());
+      EXPECT_EQ(sorted, fixed_sorted) << index << "/" << count;
+      EXPECT_LE(fixed.size(), (whole.size() + count - 1) / count);
+      EXPECT_GE(fixed.size(), whole.size() / count);
+      all.insert(all.end(), fixed.begin(), fixed.end());
+    }
+    // Every run in exactly one part.
+    std::sort(all.begin(), all.end());
+    auto expected = whole;
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(all, expected) << count;
+  }
+}
+
+TEST(MatrixPlan, AShardIsKOfN) {
+  auto ok = parse_shard("2/5");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->index, 2);
+  EXPECT_EQ(ok->count, 5);
+  EXPECT_EQ(ok->text(), "2/5");
+  for (const char* bad : {"", "2", "0/3", "4/3", "1/0", "-1/3", "1/3/4", "a/b", "1/10001", " 1/2"}) {
+    auto r = parse_shard(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message().find("give K/N"), std::string::npos) << r.error().message();
+  }
+}
+
 TEST(MatrixSpec, AWorkloadMayBeACommandWithALoad) {
   auto spec = parse_spec(R"(
 [[configs]]
