@@ -129,6 +129,8 @@ nlohmann::json row_json(const Row& row, double unix_time_s) {
       {"id", row.id},
       {"state", state_name(row.state)},
       {"event", row.from_event},
+      // A quiet read: the files other than memory.current and memory.events are this old.
+      {"carried_s", s.carried_from_ns ? json(double(s.t_ns - s.carried_from_ns) / 1e9) : json(nullptr)},
       {"reasons", reason_names(row.reasons)},
       {"evidence", describe(row)},
       {"memory", {{"current", s.has(File::current) ? json(s.current) : json(nullptr)},

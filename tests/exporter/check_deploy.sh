@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# deploy/ checked with the tools that run it: the alert rules with
-# `promtool check rules` and their unit tests (`promtool test rules`), the
+# deploy/ checked with the tools that run it: the alert and recording rules
+# with `promtool check rules` and their unit tests (`promtool test rules`), the
 # systemd unit with `systemd-analyze verify` (ExecStart pointed at /bin/true:
 # the binary is not installed here), the DaemonSet parsed as YAML with the
 # fields the issue asks for.
@@ -8,8 +8,8 @@ set -euo pipefail
 deploy=${1:?usage: check_deploy.sh DEPLOY_DIR}
 command -v promtool >/dev/null || { echo "promtool missing: apt-get install prometheus (scripts/install-deps.sh)" >&2; exit 1; }
 
-promtool check rules "$deploy/prometheus/cgmem-rules.yml"
-(cd "$deploy/prometheus" && promtool test rules cgmem-rules.test.yml)
+promtool check rules "$deploy/prometheus/cgmem-rules.yml" "$deploy/prometheus/cgmem-recording.yml"
+(cd "$deploy/prometheus" && promtool test rules cgmem-rules.test.yml cgmem-recording.test.yml)
 
 if command -v systemd-analyze >/dev/null; then
   tmp=$(mktemp -d)

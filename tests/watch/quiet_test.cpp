@@ -10,6 +10,7 @@
 
 #include "support/temp_dir.h"
 #include "tree.h"
+#include "watch/render.h"
 #include "watch/scanner.h"
 
 namespace cgmem::watch {
@@ -56,6 +57,7 @@ TEST(QuietRead, CarriesTheOtherFilesUntilASentinelMoves) {
   EXPECT_EQ((*rows)[0].sample.t_ns, 3 * kSecond);
   EXPECT_EQ(s->stats().quiet, 1u);
   EXPECT_EQ((*rows)[0].rates.pgsteal_per_s, 0.0);
+  EXPECT_EQ(row_json((*rows)[0], 0)["carried_s"], 2.0);  // `cgmem watch --json` says so
 
   spit(a + "/memory.current", "34144256\n");  // a page more: read in full
   rows = s->scan(4 * kSecond);
@@ -63,6 +65,7 @@ TEST(QuietRead, CarriesTheOtherFilesUntilASentinelMoves) {
   const Row& row = (*rows)[0];
   EXPECT_EQ(s->stats().quiet, 0u);
   EXPECT_EQ(row.sample.carried_from_ns, 0u);
+  EXPECT_TRUE(row_json(row, 0)["carried_s"].is_null());
   EXPECT_EQ(row.sample.pgsteal, 5096u);
   // The sentinels' rates over the second since the last scan, memory.stat's
   // over the three since it was last read.
