@@ -206,15 +206,17 @@ bool Scanner::hold_dir(Entry& e) {
 }
 
 // One control file of E, without a held descriptor: through its directory
-// when held, else in one openat2 below the root.
+// when held, else in one openat2 below the root (a path too long for one,
+// in a saved tree, through its directory opened one name at a time).
 Fd Scanner::open_file(const Entry& e, File f, unsigned* mode) {
   const char* name = kFileNames[size_t(f)];
   if (e.dir_fd.valid()) return open_tree_file(e.dir_fd.get(), name, mode);
   char rel[PATH_MAX];
   auto out = fmt::format_to_n(rel, sizeof rel - 1, "{}/{}", std::string_view(e.rel).substr(1), name);
-  if (out.size >= sizeof rel - 1) return errno = ENAMETOOLONG, Fd();
-  *out.out = '\0';
-  return open_tree_file_beneath(entries_[0]->dir_fd.get(), std::string_view(rel, out.size), cgroupfs_, mode);
+  if (out.size < sizeof rel - 1)
+    return open_tree_file_beneath(entries_[0]->dir_fd.get(), std::string_view(rel, out.size), cgroupfs_, mode);
+  Fd scratch;
+  return open_tree_file(dir_of(e, scratch), name, mode);
 }
 
 // Runs after a walk has opened every directory, so directories come first
@@ -303,8 +305,9 @@ Scanner::Entry* Scanner::add_child(Entry& p, std::string_view name, uint64_t id)
 // A directory's link count is 2 + its subdirectories on cgroupfs (kernfs)
 // and tmpfs, so a leaf (2) is not listed at all: one fstat (an fstatat on
 // its parent when its own directory is not held; none while it is quiet)
-// instead of a getdents over its ~50 control files. (Filesystems that report 1 for directories, btrfs,
-// are always listed.) A leaf that got children gets its directory held.
+// instead of a getdents over its ~50 control files. (Filesystems that
+// report 1 for directories, btrfs, are always listed.) A leaf that got
+// children gets its directory held.
 bool Scanner::has_children(Entry& e) {
   struct stat st{};
   if (e.dir_fd.valid()) return ::fstat(e.dir_fd.get(), &st) != 0 || st.st_nlink != 2;

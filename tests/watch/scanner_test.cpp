@@ -207,6 +207,9 @@ TEST(Scanner, AMatchOnAPathOf30000CharactersNeitherCrashesNorHangs) {
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_EQ(rows->front().path, deep);
   EXPECT_GE(deep.size(), 30'000u);
+  // Far past PATH_MAX, and read all the same (its directory opened one name at a time).
+  EXPECT_EQ(rows->front().sample.current, 4096u);
+  EXPECT_EQ(rows->front().sample.unreadable, 0u);
 }
 
 // A --root tree may hold anything where a control file should be: the scan
