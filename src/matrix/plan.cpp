@@ -66,9 +66,11 @@ std::vector<PlannedRun> plan(const MatrixSpec& spec, const PlanOptions& o) {
       }
     }
   }
-  if (!o.shard.whole()) {
-    size_t place = 0;
-    std::erase_if(runs, [&](const PlannedRun&) { return int(place++ % size_t(o.shard.count)) != o.shard.index - 1; });
+  if (!o.shard.whole()) {  // before the shuffle: a part is the same whatever the order
+    std::vector<PlannedRun> part;
+    for (size_t place = 0; place < runs.size(); ++place)
+      if (place % size_t(o.shard.count) == size_t(o.shard.index - 1)) part.push_back(std::move(runs[place]));
+    runs = std::move(part);
   }
   if (o.shuffle.value_or(spec.shuffle)) {
     uint64_t state = o.seed.value_or(spec.seed);
