@@ -73,7 +73,7 @@ constexpr size_t kReserveFds = 128;  // stdout, inotify, /proc reads, the caller
 // Files are kept open only while this many descriptors stay free for the
 // directories of cgroups with children found later (a walk lists them).
 constexpr size_t kDirHeadroom = 256;
-constexpr size_t kSentinelCount = 2;  // std::popcount(kSentinelFiles)
+constexpr size_t kSentinelCount = std::popcount(kSentinelFiles);
 
 bool is_sentinel(File f) { return kSentinelFiles & bit(f); }
 
