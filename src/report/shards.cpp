@@ -10,6 +10,7 @@
 
 #include "common/file.h"
 #include "common/json_get.h"
+#include "common/text.h"
 #include "run_format/run_format.h"
 
 namespace cgmem::report {
@@ -101,7 +102,8 @@ Batches read_batches(const std::vector<Run>& runs) {
 std::vector<std::string> batch_set_notes(const Batches& b) {
   std::vector<std::string> notes;
   for (const auto& s : b.shards) {
-    std::string plan = s.kernel.empty() ? s.name : fmt::format("{} (kernel {})", s.name, s.kernel);
+    // Names from batch.json, which anyone may have written: escaped before a terminal or Markdown sees them.
+    std::string plan = s.kernel.empty() ? visible(s.name) : fmt::format("{} (kernel {})", visible(s.name), visible(s.kernel));
     if (!s.missing.empty())
       notes.push_back(fmt::format("Plan {} in {} shards: {} missing; this report has {} of its {} runs. "
                                   "Give the missing shards' batches too.",
@@ -118,9 +120,9 @@ std::vector<std::string> batch_set_notes(const Batches& b) {
   if (b.hosts.size() > 1) {
     std::vector<std::string> parts;
     for (const auto& h : b.hosts)
-      parts.push_back(fmt::format("{} (kernel {}, {} CPUs, HZ {}, {}): {} runs", h.hostname.empty() ? "?" : h.hostname,
-                                  h.kernel.empty() ? "?" : h.kernel, h.cpus, h.hz,
-                                  h.virtualized.empty() ? "native" : "VM " + h.virtualized, h.runs));
+      parts.push_back(fmt::format("{} (kernel {}, {} CPUs, HZ {}, {}): {} runs", h.hostname.empty() ? "?" : visible(h.hostname),
+                                  h.kernel.empty() ? "?" : visible(h.kernel), h.cpus, h.hz,
+                                  h.virtualized.empty() ? "native" : "VM " + visible(h.virtualized), h.runs));
     notes.push_back(fmt::format("The batches ran on {} hosts: {}.", b.hosts.size(), fmt::join(parts, "; ")));
   }
   return notes;

@@ -68,6 +68,16 @@ TEST(Shards, AllPartsAndAPartGivenTwice) {
   EXPECT_EQ(notes[1], "Plan quick: shard 2/2 given twice; its runs are counted from every copy.");
 }
 
+TEST(Shards, NamesFromTheRecordAreEscapedInTheNotes) {
+  cgmem::testing::TempDir tmp;
+  std::vector<report::Run> runs = {batch_with_a_run(tmp.path() + "/a", record(1, 2, "evil\\u001b[2J\\nhost")),
+                                   batch_with_a_run(tmp.path() + "/b", record(2, 2, "node2"))};
+  auto notes = batch_set_notes(read_batches(runs));
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1].find('\x1b'), std::string::npos) << notes[1];
+  EXPECT_EQ(notes[1].find('\n'), std::string::npos) << notes[1];
+}
+
 TEST(Shards, AWholeBatchOrAnUnreadableRecordIsNoShard) {
   cgmem::testing::TempDir tmp;
   std::vector<report::Run> runs = {batch_with_a_run(tmp.path() + "/a", R"({"name": "quick", "runs": []})"),
