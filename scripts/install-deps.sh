@@ -33,6 +33,8 @@ packages=(
   redis-server redis-tools
   # the Debian package (cpack -G DEB: dpkg-shlibdeps and file for Depends) and its test (man -w)
   dpkg-dev file man-db
+  # a study sharded over a real Slurm (tests/matrix/slurm_test.sh starts its own daemons)
+  slurmctld slurmd slurm-client munge
 )
 
 if [[ ${1:-} == --main ]]; then
@@ -41,7 +43,7 @@ if [[ ${1:-} == --main ]]; then
   # or own-program example packages.
   test_only=" clang-16 libclang-rt-16-dev libgtest-dev libgmock-dev libbenchmark-dev python3 bc prometheus curl jq "
   test_only+=" prometheus-node-exporter linux-source-6.12 linux-source-6.1 flex bison libelf-dev libssl-dev patch tmux redis-server redis-tools "
-  test_only+=" dpkg-dev file man-db "
+  test_only+=" dpkg-dev file man-db slurmctld slurmd slurm-client munge "
   kept=()
   for p in "${packages[@]}"; do [[ $test_only == *" $p "* ]] || kept+=("$p"); done
   packages=("${kept[@]}")
@@ -64,5 +66,12 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# The packages' services (munge, slurmd, slurmctld) stay stopped: the tests
+# start daemons of their own. A policy-rc.d already there is left as it is.
+if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+  printf '#!/bin/sh\n# install-deps: no service starts while cgmem installs its packages\nexit 101\n' > /usr/sbin/policy-rc.d
+  chmod 755 /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"

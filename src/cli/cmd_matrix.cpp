@@ -3,7 +3,6 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
 
 #include <ctime>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include "host/probe.h"
 #include "cli/app.h"
 #include "common/exit_codes.h"
+#include "common/process.h"
 #include "cli/handlers.h"
 #include "cli/signals.h"
 #include "cli/version.h"
@@ -94,9 +94,7 @@ Result<void> check_kernel_label(const MatrixFlags& f, const matrix::MatrixSpec& 
 // batch.json's "host": where the runs ran, so that `cgmem report` can tell
 // the batches of a study spread over hosts apart.
 nlohmann::json host_json(const host::HostFacts& h) {
-  char name[256] = "";
-  if (::gethostname(name, sizeof name - 1) != 0) name[0] = '\0';
-  return {{"hostname", name}, {"kernel", h.kernel}, {"cpus", h.cpus},
+  return {{"hostname", host_name()}, {"kernel", h.kernel}, {"cpus", h.cpus},
           {"hz", h.hz ? nlohmann::json(*h.hz) : nlohmann::json(nullptr)},
           {"virtualized", h.virtualized ? nlohmann::json(*h.virtualized) : nlohmann::json(nullptr)}};
 }

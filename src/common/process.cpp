@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -292,6 +293,12 @@ Result<Finished> run_program(const std::vector<std::string>& argv, const std::st
 Result<Finished> run_program_to_file(const std::vector<std::string>& argv,
                                      const std::string& stdout_path) {
   return run_capturing(argv, {}, stdout_path);
+}
+
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = "";
+  if (::gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
 }
 
 std::string shell_quote(const std::string& word) {

@@ -100,6 +100,8 @@ Result<Finished> run_program_to_file(const std::vector<std::string>& argv,
 std::string command_line(const std::vector<std::string>& argv);
 // Quotes one word for sh: as is when it is safe, else in single quotes.
 std::string shell_quote(const std::string& word);
+// This machine's name (gethostname), "" when it cannot be read.
+std::string host_name();
 // PATH, or kDefaultSearchPath where it is unset or empty.
 inline constexpr char kDefaultSearchPath[] = "/usr/local/bin:/usr/bin:/bin";
 std::string search_path();

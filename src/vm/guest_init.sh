@@ -5,7 +5,7 @@
 # "cgmem-vm: running" (boot time) and "cgmem-vm: error:" (guest failures).
 #
 # The run disk (/dev/vda, ext4, made by the host with mkfs.ext4 -d):
-#   /cgmem-vm/config       shell variables: SWAP_BYTES, SWAP_KIND, ZSWAP, CAP_BYTES
+#   /cgmem-vm/config       shell variables: SWAP_BYTES, SWAP_KIND, ZSWAP, CAP_BYTES, HOST_NAME
 #   /cgmem-vm/command.sh   what to run, already shell-quoted by the host
 #   /in/                   --file and --script inputs (on PATH)
 #   /out/                  the working directory; comes back as --out DIR
@@ -54,6 +54,8 @@ if [ ! -b /dev/vda ]; then
 fi
 mount -t ext4 /dev/vda /vm || die "cannot mount /dev/vda (ext4) on /vm: does the kernel have CONFIG_EXT4_FS=y?"
 . /vm/cgmem-vm/config
+# The host's name (HOST_NAME): a shard's batch says which machine ran it.
+[ -n "$HOST_NAME" ] && { hostname "$HOST_NAME" 2>/dev/null || say "cannot set the hostname"; }
 # /tmp on the run disk, over the early tmpfs: without swap a tmpfs's pages
 # cannot be reclaimed, so a program's temporary files would stay charged as
 # shmem; on ext4 they are page cache the kernel can reclaim, as on a real host.

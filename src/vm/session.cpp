@@ -134,6 +134,11 @@ Result<Inputs> gather_inputs(const VmOptions& options, const std::string& self, 
   return in;
 }
 
+// The guest takes this host's name, so that what runs inside (a matrix
+// shard's batch.json "host") says which machine it ran on; the record's
+// kernel and "virtualized" say it was this machine's VM.
+std::string host_name_line() { return "HOST_NAME=" + shell_quote(host_name()) + "\n"; }
+
 Result<void> build_images(const Inputs& in, const VmOptions& options, const std::string& work) {
   auto files = read_guest_files(in.busybox, in.cgmem, in.kernel.config);
   if (!files) return std::unexpected(files.error());
@@ -144,7 +149,7 @@ Result<void> build_images(const Inputs& in, const VmOptions& options, const std:
                 .staging = work + "/disk-root",
                 .size_bytes = options.disk_bytes,
                 .config = swap_config_lines(swap_request(options), in.swap_kind) +
-                          "CAP_BYTES=" + std::to_string(parent_cap(options.mem_bytes)) + "\n",
+                          "CAP_BYTES=" + std::to_string(parent_cap(options.mem_bytes)) + "\n" + host_name_line(),
                 .command = command_script(options),
                 .inputs = options.files};
   if (!options.script.empty()) disk.inputs.push_back(options.script);
