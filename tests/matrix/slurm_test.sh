@@ -14,23 +14,17 @@
 set -euo pipefail
 fail() { echo "slurm_test: $*" >&2; exit 1; }
 
-if [[ ${1:-} != --inside ]]; then
-  for c in munged slurmctld slurmd sbatch sinfo unshare ip jq python3; do
-    command -v "$c" > /dev/null || fail "$c missing: scripts/install-deps.sh installs Slurm and munge"
-  done
-  [[ $(id -u) -eq 0 ]] || fail "needs root (a network and mount namespace for Slurm)"
-  exec unshare --net --mount --propagation private bash "$0" --inside "$@"
-fi
-shift
+for c in munged slurmctld slurmd sbatch sinfo ip jq python3; do
+  command -v "$c" > /dev/null || fail "$c missing: scripts/install-deps.sh installs Slurm and munge"
+done
+. "$(dirname "$0")/../support/own_namespace.sh"
+own_namespace slurm_test "$@"
 cgmem=$(realpath "${1:?usage: slurm_test.sh CGMEM SOURCE_DIR}")
 source_dir=$(realpath "${2:?usage: slurm_test.sh CGMEM SOURCE_DIR}")
 
-# Loopback only. Slurm resolves its hosts with AI_ADDRCONFIG, which finds
-# nothing while 127.0.0.1 is the only IPv4 address, so lo gets a second one.
-ip link set lo up
+# Slurm resolves its hosts with AI_ADDRCONFIG, which finds nothing while
+# 127.0.0.1 is the only IPv4 address, so loopback gets a second one.
 ip addr add 10.254.254.1/32 dev lo
-mount --bind -o ro /sys/fs/cgroup /sys/fs/cgroup
-mount -o remount,bind,ro /sys/fs/cgroup
 
 tmp=$(mktemp -d /tmp/cgmem-slurm-XXXXXX)
 chmod 755 "$tmp"
