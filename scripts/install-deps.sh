@@ -37,6 +37,7 @@ packages=(
   slurmctld slurmd slurm-client munge
   # the exporter's image FROM scratch, built and run by its test (deploy/kubernetes/build-image.sh)
   buildah podman crun
+  runc                                # translate runc/crun checked against the real runtimes in the VM
 )
 
 if [[ ${1:-} == --main ]]; then
@@ -45,7 +46,7 @@ if [[ ${1:-} == --main ]]; then
   # or own-program example packages.
   test_only=" clang-16 libclang-rt-16-dev libgtest-dev libgmock-dev libbenchmark-dev python3 bc prometheus curl jq "
   test_only+=" prometheus-node-exporter linux-source-6.12 linux-source-6.1 flex bison libelf-dev libssl-dev patch tmux redis-server redis-tools "
-  test_only+=" dpkg-dev file man-db slurmctld slurmd slurm-client munge buildah podman crun "
+  test_only+=" dpkg-dev file man-db slurmctld slurmd slurm-client munge buildah podman crun runc "
   kept=()
   for p in "${packages[@]}"; do [[ $test_only == *" $p "* ]] || kept+=("$p"); done
   packages=("${kept[@]}")

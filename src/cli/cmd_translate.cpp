@@ -31,13 +31,14 @@ struct Manager {
 };
 
 // In the order of --help and of the "unknown manager" message.
-constexpr std::array<Manager, 9> kManagers = {{
+constexpr std::array<Manager, 10> kManagers = {{
     {"systemd", "MemoryMin/Low/High/Max/SwapMax/ZSwapMax= and OOMPolicy=", define_systemd},
     {"docker", "docker run / docker create memory flags", define_docker},
     {"podman", "podman run memory flags and --cgroup-conf", define_podman},
     {"compose", "a compose file's services (mem_limit, deploy.resources...)", define_compose},
     {"kubelet", "a pod's requests and limits, by Kubernetes version (1.22-1.37)", define_kubelet},
-    {"runc", "an OCI spec's linux.resources.memory and unified map", define_runc},
+    {"runc", "an OCI spec's linux.resources.memory and unified map, as runc writes them", define_runc},
+    {"crun", "the same OCI spec, as crun (podman's default runtime) writes it", define_crun},
     {"incus", "limits.memory and limits.memory.enforce", define_incus},
     {"slurm", "a job's --mem under the task/cgroup plugin, cgroup v2", define_slurm},
     {"nomad", "a task's resources.memory and memory_max", define_nomad},
@@ -84,7 +85,7 @@ bool unknown_manager(std::span<char*> args) {
 int run_translate(std::span<char*> args) {
   if (unknown_manager(args)) return kUsage;
   CLI::App app("What a manager writes to the cgroup v2 memory files, and what that does to a program.\n"
-               "Managers: systemd, docker, podman, compose, kubelet, runc, incus, slurm, nomad.",
+               "Managers: systemd, docker, podman, compose, kubelet, runc, crun, incus, slurm, nomad.",
                "translate");
   app.require_subcommand(1);
   Common common;

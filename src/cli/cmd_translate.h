@@ -50,6 +50,7 @@ TranslateRun define_docker(CLI::App* sub);
 TranslateRun define_podman(CLI::App* sub);
 TranslateRun define_compose(CLI::App* sub);
 TranslateRun define_runc(CLI::App* sub);
+TranslateRun define_crun(CLI::App* sub);
 TranslateRun define_kubelet(CLI::App* sub);
 
 }  // namespace cgmem::cli

@@ -1,4 +1,4 @@
-// cgmem translate docker, podman, compose and runc: the flags of the
+// cgmem translate docker, podman, compose, runc and crun: the flags of the
 // engines that hand an OCI spec to runc or crun. The rules are in
 // src/managers.
 #include <fmt/format.h>
@@ -29,7 +29,7 @@ struct ComposeFlags {
 };
 
 struct RuncFlags {
-  std::string spec_file, limit, reservation, swap;
+  std::string spec_file, limit, reservation, swap, version;
   std::vector<std::string> unified;
 };
 
@@ -88,7 +88,9 @@ Result<Translation> compose(const ComposeFlags& f, const TranslateOutput& o) {
 }
 
 // The spec file first; the flags replace its values, --unified adds keys.
-Result<Translation> runc(const RuncFlags& f, const TranslateOutput& o) {
+// `runtime(memory, page_size, version)` applies one runtime's rules.
+template <typename Runtime>
+Result<Translation> oci_runtime(const RuncFlags& f, const TranslateOutput& o, Runtime runtime) {
   managers::OciMemory m;
   if (!f.spec_file.empty()) {
     auto text = managers::read_input_file(f.spec_file);
@@ -110,7 +112,23 @@ Result<Translation> runc(const RuncFlags& f, const TranslateOutput& o) {
     if (!pair) return std::unexpected(pair.error());
     m.unified.push_back(*pair);
   }
-  return managers::translate_runc(m, o.page_size);
+  std::optional<managers::RuntimeVersion> version;
+  if (!f.version.empty()) {
+    auto v = managers::parse_runtime_version(f.version);
+    if (!v) return std::unexpected(v.error());
+    version = *v;
+  }
+  return runtime(m, o.page_size, version);
+}
+
+std::shared_ptr<RuncFlags> oci_runtime_options(CLI::App* sub) {
+  auto f = std::make_shared<RuncFlags>();
+  sub->add_option("--spec", f->spec_file, "config.json");
+  sub->add_option("--limit", f->limit, "memory.limit in bytes, -1 unlimited");
+  sub->add_option("--reservation", f->reservation, "memory.reservation in bytes");
+  sub->add_option("--swap", f->swap, "memory.swap (memory plus swap) in bytes, -1 unlimited");
+  sub->add_option("--unified", f->unified, "FILE=VALUE in the unified map, e.g. memory.high=241590272");
+  return f;
 }
 
 }  // namespace
@@ -130,14 +148,20 @@ TranslateRun define_compose(CLI::App* sub) {
   return [f](const TranslateOutput& o) { return compose(*f, o); };
 }
 
+// runc's rules are the same in 1.1.5 (checked against the binary) and now.
 TranslateRun define_runc(CLI::App* sub) {
-  auto f = std::make_shared<RuncFlags>();
-  sub->add_option("--spec", f->spec_file, "config.json");
-  sub->add_option("--limit", f->limit, "memory.limit in bytes, -1 unlimited");
-  sub->add_option("--reservation", f->reservation, "memory.reservation in bytes");
-  sub->add_option("--swap", f->swap, "memory.swap (memory plus swap) in bytes, -1 unlimited");
-  sub->add_option("--unified", f->unified, "FILE=VALUE in the unified map, e.g. memory.high=241590272");
-  return [f](const TranslateOutput& o) { return runc(*f, o); };
+  auto f = oci_runtime_options(sub);
+  auto rules = [](const managers::OciMemory& m, uint64_t page_size, std::optional<managers::RuntimeVersion>) {
+    return managers::translate_runc(m, page_size);
+  };
+  return [f, rules](const TranslateOutput& o) { return oci_runtime(*f, o, rules); };
+}
+
+TranslateRun define_crun(CLI::App* sub) {
+  auto f = oci_runtime_options(sub);
+  sub->add_option("--version", f->version,
+                  "crun's release (1.8.1, or what `crun --version` prints): its rules where they changed; default the newest");
+  return [f](const TranslateOutput& o) { return oci_runtime(*f, o, managers::translate_crun); };
 }
 
 }  // namespace cgmem::cli

@@ -113,15 +113,21 @@ void limit_and_reservation(const OciMemory& m, const std::string& scope, uint64_
 
 // crun's write_memory_swap(): a swap of 0 is written as 0 and -1 as max;
 // only a positive memory+swap is converted (and needs the limit).
-Result<void> crun_swap(const OciMemory& m, const std::string& scope, uint64_t page_size, Translation& out) {
+Result<void> crun_swap(const OciMemory& m, const std::string& scope, uint64_t page_size,
+                       std::optional<RuntimeVersion> version, Translation& out) {
   Assignment a{.scope = scope, .file = "memory.swap.max", .source = kCrunSwap};
   if (!m.swap) {
     a.set = false;
     a.rule = "swap not in the spec: crun leaves memory.swap.max alone (kernel default max)";
   } else if (*m.swap == -1) {
     a.value = Limit::max(), a.rule = "swap -1: max";
-  } else if (*m.swap == 0) {
+  } else if (*m.swap == 0 && (!version || *version >= kCrunSwapZeroAllowed)) {
     a.value = Limit::of(0), a.rule = "swap 0: crun writes 0 (no swap)";
+  } else if (*m.swap == 0) {
+    return fail(fmt::format("crun {}.{}.{}: {} (swap 0 means no swap from crun 1.8.6)", version->major, version->minor,
+                            version->patch,
+                            m.limit ? "cannot set memory+swap limit less than the memory limit"
+                                    : "cannot set swap limit without the memory limit"));
   } else if (!m.limit) {
     return fail("crun: cannot set swap limit without the memory limit");
   } else if (*m.swap < *m.limit) {
@@ -145,11 +151,11 @@ Result<void> runc_assignments(const OciMemory& m, const std::string& scope, uint
 }
 
 Result<void> crun_assignments(const OciMemory& m, const std::string& scope, uint64_t page_size,
-                              Translation& out) {
+                              Translation& out, std::optional<RuntimeVersion> version) {
   if (m.disable_oom_killer) return fail("crun: cannot disable OOM killer with cgroupv2");
   size_t first = out.assignments.size();
   limit_and_reservation(m, scope, page_size, kCrunMemory, out);
-  if (auto r = crun_swap(m, scope, page_size, out); !r) return r;
+  if (auto r = crun_swap(m, scope, page_size, version, out); !r) return r;
   return unified_assignments(m, scope, page_size, first, out);
 }
 
@@ -158,6 +164,38 @@ Result<Translation> translate_runc(const OciMemory& memory, uint64_t page_size) 
   if (auto r = runc_assignments(memory, "container", page_size, out); !r)
     return std::unexpected(r.error());
   return out;
+}
+
+Result<Translation> translate_crun(const OciMemory& memory, uint64_t page_size,
+                                   std::optional<RuntimeVersion> version) {
+  Translation out{.manager = "crun"};
+  if (auto r = crun_assignments(memory, "container", page_size, out, version); !r)
+    return std::unexpected(r.error());
+  if (version)
+    out.notes.push_back(fmt::format("the rules of crun {}.{}.{}", version->major, version->minor, version->patch));
+  return out;
+}
+
+Result<RuntimeVersion> parse_runtime_version(std::string_view text) {
+  std::string_view rest = text;
+  if (auto space = rest.find_last_of(' '); space != std::string_view::npos) rest.remove_prefix(space + 1);
+  unsigned parts[3] = {0, 0, 0};
+  size_t n = 0;
+  while (n < 3) {
+    size_t digits = 0;
+    while (digits < rest.size() && digits < 6 && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+    auto value = to_u64(rest.substr(0, digits));
+    if (digits == 0 || !value) break;
+    parts[n++] = static_cast<unsigned>(*value);
+    rest.remove_prefix(digits);
+    if (rest.empty() || rest[0] != '.') break;
+    rest.remove_prefix(1);
+  }
+  // A packager's suffix ("1.1.5+ds1", "1.8.1-1") is not part of the release.
+  if (!rest.empty() && (rest[0] == '+' || rest[0] == '-') && n >= 2) rest = {};
+  if (n < 2 || !rest.empty())
+    return fail(fmt::format("runtime version {:?}: not MAJOR.MINOR[.PATCH]", text), {}, "e.g. 1.8.1");
+  return RuntimeVersion{parts[0], parts[1], parts[2]};
 }
 
 Result<std::optional<int64_t>> oci_number(std::string_view text, const char* flag) {

@@ -36,15 +36,29 @@ struct OciMemory {
 Result<void> runc_assignments(const OciMemory& memory, const std::string& scope,
                               uint64_t page_size, Translation& out);
 
+// A runtime's release, "1.8.1", where its rules changed between releases.
+struct RuntimeVersion {
+  unsigned major = 0, minor = 0, patch = 0;
+  auto operator<=>(const RuntimeVersion&) const = default;
+};
+// "1.8.1", "1.8" (patch 0), or what `crun --version` prints ("crun version 1.8.1").
+Result<RuntimeVersion> parse_runtime_version(std::string_view text);
+// crun 1.8.6 (commit b160e2c1, 2023-07-05) took swap 0 as "no swap";
+// before, it refused it like any memory+swap below the limit.
+inline constexpr RuntimeVersion kCrunSwapZeroAllowed{1, 8, 6};
+
 // What crun writes (containers/crun src/libcrun/cgroup-resources.c
 // write_memory_resources(), write_memory_swap()): memory.max and memory.low
-// as runc, but swap 0 is written as memory.swap.max 0 and -1 as max, only a
-// positive memory+swap is converted (swap - limit); disableOOMKiller is an
-// error on cgroup v2 ("cannot disable OOM killer with cgroupv2").
-Result<void> crun_assignments(const OciMemory& memory, const std::string& scope,
-                              uint64_t page_size, Translation& out);
+// as runc, but swap 0 is written as memory.swap.max 0 (from 1.8.6; before,
+// an error) and -1 as max, only a positive memory+swap is converted (swap -
+// limit); disableOOMKiller is an error on cgroup v2 ("cannot disable OOM
+// killer with cgroupv2"). `version` unset: the newest rules.
+Result<void> crun_assignments(const OciMemory& memory, const std::string& scope, uint64_t page_size,
+                              Translation& out, std::optional<RuntimeVersion> version = {});
 
 Result<Translation> translate_runc(const OciMemory& memory, uint64_t page_size);
+Result<Translation> translate_crun(const OciMemory& memory, uint64_t page_size,
+                                   std::optional<RuntimeVersion> version = {});
 
 // runc's --limit/--reservation/--swap: the spec's int64 byte count, or -1
 // (unlimited); nullopt for an empty text. `flag` names the option in the error.

@@ -92,8 +92,20 @@ TEST(TranslateCli, UnknownManagerIsNamed) {
   auto o = run("lxd --limits-memory 1GiB");
   EXPECT_EQ(o.code, 2);
   EXPECT_EQ(o.text,
-            "cgmem: error: unknown manager 'lxd'; one of systemd, docker, podman, compose, kubelet, runc, "
+            "cgmem: error: unknown manager 'lxd'; one of systemd, docker, podman, compose, kubelet, runc, crun, "
             "incus, slurm, nomad (cgmem translate MANAGER --help shows a manager's flags)\n");
+}
+
+TEST(TranslateCli, CrunTakesItsRelease) {
+  auto newest = run("crun --limit 268435456 --swap 0");
+  EXPECT_EQ(newest.code, 0) << newest.text;
+  auto debian12 = run("crun --limit 268435456 --swap 0 --version 1.8.1");
+  EXPECT_EQ(debian12.code, 2);
+  EXPECT_NE(debian12.text.find("crun 1.8.1: cannot set memory+swap limit less than the memory limit"), std::string::npos)
+      << debian12.text;
+  auto bad = run("crun --limit 268435456 --version one");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.text.find("runtime version \"one\": not MAJOR.MINOR[.PATCH]"), std::string::npos) << bad.text;
 }
 
 TEST(TranslateCli, DirectoryGivenAsAFile) {

@@ -51,6 +51,48 @@ TEST(Upstream, GoUnitsRamInBytes) {
             "invalid size: '9e18k': 2^63 bytes or more (Go's int64 conversion is undefined there)");
 }
 
+// crun's swap 0 by release: refused before 1.8.6 (what Debian 12's crun
+// 1.8.1 did in the VM, tests/own_program/oci_runtime_vm_test.cpp), "no
+// swap" from 1.8.6 (commit b160e2c1) and without a release given.
+TEST(Upstream, CrunSwapZeroByRelease) {
+  OciMemory zero{.limit = 256 * kMi, .swap = 0};
+  auto newest = translate_crun(zero, 4096);
+  ASSERT_TRUE(newest) << newest.error().message();
+  EXPECT_EQ(find(*newest, "container", "memory.swap.max")->value, Limit::of(0));
+  auto v186 = translate_crun(zero, 4096, RuntimeVersion{1, 8, 6});
+  ASSERT_TRUE(v186);
+  EXPECT_EQ(find(*v186, "container", "memory.swap.max")->value, Limit::of(0));
+  auto v181 = translate_crun(zero, 4096, RuntimeVersion{1, 8, 1});
+  ASSERT_FALSE(v181);
+  EXPECT_EQ(v181.error().what, "crun 1.8.1: cannot set memory+swap limit less than the memory limit "
+                               "(swap 0 means no swap from crun 1.8.6)");
+  auto alone = translate_crun({.swap = 0}, 4096, RuntimeVersion{1, 8, 5});
+  ASSERT_FALSE(alone);
+  EXPECT_EQ(alone.error().what, "crun 1.8.5: cannot set swap limit without the memory limit "
+                                "(swap 0 means no swap from crun 1.8.6)");
+  // Other swaps do not depend on the release.
+  auto doubled = translate_crun({.limit = 256 * kMi, .swap = 512 * kMi}, 4096, RuntimeVersion{1, 8, 1});
+  ASSERT_TRUE(doubled);
+  EXPECT_EQ(find(*doubled, "container", "memory.swap.max")->value, Limit::of(256 * kMi));
+}
+
+TEST(Upstream, RuntimeVersionsAsThePackagesPrintThem) {
+  auto v = [](std::string_view text) {
+    auto r = parse_runtime_version(text);
+    return r ? fmt::format("{}.{}.{}", r->major, r->minor, r->patch) : "error: " + r.error().what;
+  };
+  EXPECT_EQ(v("1.8.1"), "1.8.1");
+  EXPECT_EQ(v("1.8"), "1.8.0");
+  EXPECT_EQ(v("crun version 1.8.1"), "1.8.1");
+  EXPECT_EQ(v("1.1.5+ds1"), "1.1.5");
+  EXPECT_EQ(v("1.8.1-1"), "1.8.1");
+  EXPECT_EQ(v("1"), "error: runtime version \"1\": not MAJOR.MINOR[.PATCH]");
+  EXPECT_EQ(v(""), "error: runtime version \"\": not MAJOR.MINOR[.PATCH]");
+  EXPECT_EQ(v("1.8.x"), "error: runtime version \"1.8.x\": not MAJOR.MINOR[.PATCH]");
+  EXPECT_EQ(v("9999999.1"), "error: runtime version \"9999999.1\": not MAJOR.MINOR[.PATCH]");
+  EXPECT_LT((RuntimeVersion{1, 8, 1}), kCrunSwapZeroAllowed);
+}
+
 // crun src/libcrun/cgroup-resources.c write_memory_swap() and
 // write_memory_resources(); podman pkg/specgenutil/specgen.go LimitToSwap().
 TEST(Upstream, PodmanThroughCrun) {

@@ -1,9 +1,10 @@
 # The own-program batch, run in the guest by `cgmem vm --script run.sh`
 # (tests/own_program/CMakeLists.txt): a short Redis example under no limit and
 # under a memory.max it outgrows, `cgmem advise --verify` on the first, then
-# the kernel's own memory-controller selftest from a directory on the run
-# disk. Host-side checks:
-# tests/own_program/own_program_vm_test.cpp.
+# Debian's runc and crun creating containers with the memory settings of
+# oci_cases.txt, then the kernel's own memory-controller selftest from a
+# directory on the run disk. Host-side checks:
+# tests/own_program/own_program_vm_test.cpp, oci_runtime_vm_test.cpp.
 bench="redis-benchmark -p 6390 -t set -n 4000 -r 20000 -d 2048 -P 8 --csv"
 for config in none max; do
   limits=""
@@ -18,6 +19,9 @@ done
 # advise from the run without limits, verified: Redis again under its advice.
 cgmem advise --verify --verify-out advise-redis-verify --json runs/redis-none > advise-redis.json 2> advise-redis.err
 echo $? > advise-redis.status
+# runc and crun create a container per OCI resources case (oci_runtimes.sh).
+. /vm/in/oci_runtimes.sh
+oci_runtimes oci
 . /vm/in/memcontrol_selftest.sh
 memcontrol_selftest selftest
 exit 0

@@ -1,0 +1,108 @@
+// Debian's runc and crun in the VM (tests/own_program/vm/oci_runtimes.sh):
+// for each OCI resources case of vm/oci_cases.txt, the cgroup files the
+// runtime wrote when it created the container, against `cgmem translate
+// runc|crun` (with the runtime's version) on the same spec. A file translate
+// leaves alone must hold the kernel's default; a spec translate refuses, the
+// runtime must refuse too.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+#include "support/run_cgmem.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kOut = fs::path(CGMEM_OWN_OUT) / "oci";
+const fs::path kCases = CGMEM_OCI_CASES;
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Case {
+  std::string name, resources;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  std::istringstream in(read(kCases));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    auto space = line.find(' ');
+    out.push_back({line.substr(0, space), line.substr(space + 1)});
+  }
+  return out;
+}
+
+// FILE=VALUE lines, as the guest read them.
+std::map<std::string, std::string> files(const fs::path& path) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(read(path));
+  for (std::string line; std::getline(in, line);)
+    if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  return out;
+}
+
+// What the kernel has in a new cgroup's file.
+std::string kernel_default(const std::string& file) {
+  return file == "memory.low" || file == "memory.min" || file == "memory.oom.group" ? "0" : "max";
+}
+
+void check_runtime(const std::string& runtime) {
+  ASSERT_TRUE(fs::exists(kOut / runtime / "version")) << "no " << runtime << " output from the guest";
+  std::string version = read(kOut / runtime / "version");
+  version = version.substr(0, version.find('\n'));
+  int created = 0, refused = 0;
+  char tmpl[] = "/tmp/cgmem-oci-spec-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  for (const auto& c : cases()) {
+    SCOPED_TRACE(runtime + " " + c.name + " " + c.resources);
+    fs::path spec = fs::path(tmpl) / (c.name + ".json");
+    std::ofstream(spec) << R"({"linux": {"resources": )" << c.resources << "}}";
+    std::string command = "translate " + runtime + " --spec " + spec.string() + " --json";
+    if (runtime == "crun") command += " --version '" + version + "'";
+    auto translated = cgmem::testing::run_cgmem_split(command);
+    int status = std::stoi(read(kOut / runtime / (c.name + ".status")));
+    std::string err = read(kOut / runtime / (c.name + ".err"));
+    if (translated.code != 0) {
+      EXPECT_NE(status, 0) << "translate refused (" << translated.err << ") but " << runtime << " created it";
+      ++refused;
+      continue;
+    }
+    ASSERT_EQ(status, 0) << "translate accepted it but " << runtime << " refused: " << err;
+    ++created;
+    auto written = files(kOut / runtime / (c.name + ".files"));
+    ASSERT_FALSE(written.empty()) << "no cgroup files read";
+    std::map<std::string, std::string> expected;
+    json translation = json::parse(translated.out);
+    for (const auto& a : translation["assignments"])
+      if (a["set"].get<bool>())
+        expected[a["file"].get<std::string>()] =
+            a["value"].is_string() ? a["value"].get<std::string>() : std::to_string(a["value"].get<uint64_t>());
+    for (const auto& [file, value] : written) {
+      auto want = expected.contains(file) ? expected[file] : kernel_default(file);
+      EXPECT_EQ(value, want) << file << (expected.contains(file) ? " (translate's)" : " (left alone: the kernel's default)");
+    }
+  }
+  fs::remove_all(tmpl);
+  std::printf("%s (%s): %d created as translate says, %d refused by both\n", runtime.c_str(), version.c_str(), created,
+              refused);
+  EXPECT_GT(created, 0);
+}
+
+TEST(OciRuntimeVm, RuncWritesWhatTranslateRuncSays) { check_runtime("runc"); }
+TEST(OciRuntimeVm, CrunWritesWhatTranslateCrunSaysForItsVersion) { check_runtime("crun"); }
+
+}  // namespace
