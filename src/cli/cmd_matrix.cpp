@@ -3,7 +3,6 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-
 #include <ctime>
 #include <filesystem>
 #include <limits>

@@ -148,7 +148,8 @@ TranslateRun define_compose(CLI::App* sub) {
   return [f](const TranslateOutput& o) { return compose(*f, o); };
 }
 
-// runc's rules are the same in 1.1.5 (checked against the binary) and now.
+// runc 1.1.5 (checked against the binary in the VM) and runc at the source
+// commit docs/translate.md names follow the same rules: no --version.
 TranslateRun define_runc(CLI::App* sub) {
   auto f = oci_runtime_options(sub);
   auto rules = [](const managers::OciMemory& m, uint64_t page_size, std::optional<managers::RuntimeVersion>) {
