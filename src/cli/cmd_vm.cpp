@@ -95,6 +95,9 @@ int run_vm(std::span<char*> args) {
   app.add_option("--program", options.programs,
                  "bring host program NAME (PATH lookup) or PATH and the shared libraries it needs (read from its "
                  "ELF, as ld.so would find them) into the guest: /usr/local/bin/NAME, on PATH");
+  app.add_option("--tree", options.trees,
+                 "bring host directory DIR into the guest at the same path, on the run disk, with the libraries "
+                 "its ELF files need (a JDK, PostgreSQL's lib and share dirs; docs/vm.md)");
   int stock_slots = 0;
   app.add_option("--stock-slots", stock_slots,
                  "append memcontrol.stock_slots=N (1..7) to the guest's kernel command line: the charge stock's "

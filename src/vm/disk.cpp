@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "common/file.h"
 #include "common/process.h"
@@ -15,6 +16,32 @@ namespace cgmem::vm {
 namespace {
 
 Result<void> write_text(const fs::path& path, const std::string& text) { return write_file(path.string(), text); }
+
+Result<void> copy_one(const std::string& from, const fs::path& to, std::optional<fs::perms> mode = std::nullopt) {
+  std::error_code ec;
+  fs::create_directories(to.parent_path(), ec);
+  if (!ec) fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+  if (!ec && mode) fs::permissions(to, *mode, ec);
+  if (ec) return fail("copy " + from + " onto the run disk: " + ec.message());
+  return {};
+}
+
+// Each tree under /tree at its own path, symlinks followed; the libraries
+// its ELF files need under /libs; the manifests the guest reads.
+Result<void> copy_trees(const TreePlan& plan, const fs::path& root) {
+  for (const auto& tree : plan.trees) {
+    uint64_t left_out = 0;
+    auto copied = walk_tree(tree, [&](const std::string& host, const std::string& rel) {
+      return copy_one(host, root / kDiskTreeDir / tree.substr(1) / rel);
+    }, left_out);
+    if (!copied) return copied;
+  }
+  for (const auto& lib : plan.libraries)
+    if (auto ok = copy_one(lib.host_path, root / kDiskLibDir / fs::path(lib.guest_path).filename(), fs::perms(lib.mode)); !ok)
+      return ok;
+  if (auto ok = write_text(root / "cgmem-vm/trees", trees_manifest(plan)); !ok) return ok;
+  return write_text(root / "cgmem-vm/links", links_manifest(plan));
+}
 
 }  // namespace
 
@@ -33,6 +60,7 @@ Result<void> make_disk(const DiskSpec& spec) {
              fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
     if (ec) return fail("copy " + input + " into the run disk: " + ec.message());
   }
+  if (auto ok = copy_trees(spec.trees, root); !ok) return ok;
   // The host initialises the inode tables and journal now, so no ext4lazyinit
   // thread writes to the disk in the guest while a run measures io.
   std::vector<std::string> mkfs = {"mkfs.ext4", "-F", "-q", "-L", "cgmem-vm",

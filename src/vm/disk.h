@@ -6,6 +6,7 @@
 //   /cgmem-vm/command.sh  the command, shell-quoted
 //   /in/                  --script and --file inputs, on PATH in the guest
 //   /out/                 the inner command's working directory
+//   /tree/, /libs/, /cgmem-vm/trees, /cgmem-vm/links   --tree (tree_files.h)
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "vm/tree_files.h"
 
 namespace cgmem::vm {
 
@@ -23,6 +25,7 @@ struct DiskSpec {
   std::string config;               // text of /cgmem-vm/config
   std::string command;              // text of /cgmem-vm/command.sh
   std::vector<std::string> inputs;  // host files or directories copied into /in
+  TreePlan trees;                   // --tree: copied to /tree and /libs
 };
 
 Result<void> make_disk(const DiskSpec& spec);

@@ -8,6 +8,8 @@
 #   /cgmem-vm/config       shell variables: SWAP_BYTES, SWAP_KIND, ZSWAP, CAP_BYTES, HOST_NAME
 #   /cgmem-vm/command.sh   what to run, already shell-quoted by the host
 #   /in/                   --file and --script inputs (on PATH)
+#   /tree/, /libs/         --tree directories and the libraries they need (vm/tree_files.h),
+#   /cgmem-vm/trees, links   mounted and linked by the lines listed there
 #   /out/                  the working directory; comes back as --out DIR
 # and what this script writes back to /cgmem-vm/: stdout, exit_code, guest.env.
 
@@ -44,7 +46,11 @@ fi
 # "localhost" resolves through /etc/hosts (glibc's files lookup, static binaries too).
 mkdir -p /etc
 printf '127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n' > /etc/hosts
-echo 'hosts: files' > /etc/nsswitch.conf
+printf 'hosts: files\npasswd: files\ngroup: files\n' > /etc/nsswitch.conf
+# root, and an unprivileged user for programs that refuse to run as root
+# (PostgreSQL): `su cgmem -s /bin/sh -c CMD` in a workload's command.
+printf 'root:x:0:0:root:/root:/bin/sh\ncgmem:x:1000:1000:cgmem guest user:/tmp:/bin/sh\n' > /etc/passwd
+printf 'root:x:0:\ncgmem:x:1000:\n' > /etc/group
 
 # devtmpfs makes /dev/vda once the virtio disk is probed.
 i=0
@@ -60,6 +66,16 @@ mount -t ext4 /dev/vda /vm || die "cannot mount /dev/vda (ext4) on /vm: does the
 # cannot be reclaimed, so a program's temporary files would stay charged as
 # shmem; on ext4 they are page cache the kernel can reclaim, as on a real host.
 mkdir -p /vm/tmp && chmod 1777 /vm/tmp && mount --bind /vm/tmp /tmp || die "cannot put /tmp on the run disk"
+# --tree: each host directory at its own path, and the libraries its ELF
+# files need where the loader looks (a --program's own copy comes first).
+if [ -f /vm/cgmem-vm/trees ]; then
+  while read -r tree; do
+    mkdir -p "$tree" && mount --bind "/vm/tree$tree" "$tree" || die "cannot mount the tree $tree"
+  done < /vm/cgmem-vm/trees
+  while read -r link target; do
+    [ -e "$link" ] || { mkdir -p "${link%/*}" && ln -s "$target" "$link"; } || die "cannot link $link"
+  done < /vm/cgmem-vm/links
+fi
 
 # Networking only with --forward (a virtio NIC on QEMU's user network):
 # loopback and 10.0.2.15, where the host's forwarded ports arrive.

@@ -7,6 +7,7 @@
 #include <deque>
 #include <filesystem>
 #include <fmt/format.h>
+#include <functional>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -88,6 +89,41 @@ std::vector<std::string> loader_dirs(const std::string& conf) {
   return dirs;
 }
 
+Result<void> add_needed_libraries(const ElfDeps& deps, const std::string& object, const std::vector<std::string>& dirs,
+                                  LibraryWalk& walk) {
+  struct Pending { std::string soname; std::vector<std::string> search; std::string needed_by; };
+  std::deque<Pending> queue;
+  auto enqueue = [&](const ElfDeps& d, const std::string& needing) {
+    std::vector<std::string> search;
+    std::error_code ec;
+    std::string origin = fs::canonical(needing, ec).parent_path().string();
+    for (const auto& dir : d.runpath) search.push_back(expand_origin(dir, origin));
+    search.insert(search.end(), dirs.begin(), dirs.end());
+    for (const auto& soname : d.needed) queue.push_back({soname, search, needing});
+  };
+  if (!deps.interp.empty() && walk.seen.insert(deps.interp).second)
+    walk.files.push_back({deps.interp, deps.interp.substr(1), 0755});
+  enqueue(deps, object);
+  while (!queue.empty()) {
+    Pending next = std::move(queue.front());
+    queue.pop_front();
+    if ((walk.provided && walk.provided(next.soname)) || !walk.seen.insert(next.soname).second) continue;
+    auto found = find_library(next.soname, next.search);
+    if (!found) {
+      walk.missing.push_back(fmt::format("{} (needed by {})", next.soname, next.needed_by));
+      continue;
+    }
+    // The loader (libc needs it too) comes once, at its PT_INTERP path.
+    if (fs::path(*found).filename() == fs::path(kGuestLoader).filename()) continue;
+    if (!walk.inside || !walk.inside(*found))
+      walk.files.push_back({*found, std::string(kGuestLibDir) + "/" + next.soname, 0755});
+    auto lib = read_elf_deps(*found);
+    if (!lib) return std::unexpected(lib.error());
+    enqueue(*lib, *found);
+  }
+  return {};
+}
+
 Result<std::vector<GuestFile>> program_files(const std::string& program, const std::vector<std::string>& dirs) {
   auto host = find_program(program);
   if (!host) return std::unexpected(host.error());
@@ -95,41 +131,16 @@ Result<std::vector<GuestFile>> program_files(const std::string& program, const s
   // relative path goes on the guest's PATH under its last component.
   std::string guest = program.starts_with('/') ? program.substr(1)
                                                : std::string(kGuestBinDir) + "/" + fs::path(program).filename().string();
-  std::vector<GuestFile> files{{*host, guest, 0755}};
   auto deps = read_elf_deps(*host);
   if (!deps) return std::unexpected(deps.error());
   if (!deps->x86_64) return fail("--program: not an x86-64 ELF program, which the guest cannot run", *host);
-  if (deps->interp.empty()) return files;  // static: nothing more to bring
-  files.push_back({deps->interp, deps->interp.substr(1), 0755});
-  std::set<std::string> seen;
-  struct Pending { std::string soname; std::vector<std::string> search; std::string needed_by; };
-  std::deque<Pending> queue;
-  auto enqueue = [&](const ElfDeps& d, const std::string& object) {
-    std::vector<std::string> search;
-    std::error_code ec;
-    std::string origin = fs::canonical(object, ec).parent_path().string();
-    for (const auto& dir : d.runpath) search.push_back(expand_origin(dir, origin));
-    search.insert(search.end(), dirs.begin(), dirs.end());
-    for (const auto& soname : d.needed) queue.push_back({soname, search, object});
-  };
-  enqueue(*deps, *host);
-  while (!queue.empty()) {
-    Pending next = std::move(queue.front());
-    queue.pop_front();
-    if (!seen.insert(next.soname).second) continue;
-    auto found = find_library(next.soname, next.search);
-    if (!found)
-      return fail(fmt::format("--program {}: {} (needed by {}) is in none of the loader's dirs", program,
-                              next.soname, next.needed_by),
-                  {}, "install the package that has it; the guest gets only what the host has");
-    // The loader itself is named by its PT_INTERP path; do not copy it twice.
-    if (fs::path(*found).filename() == fs::path(deps->interp).filename()) continue;
-    files.push_back({*found, std::string(kGuestLibDir) + "/" + next.soname, 0755});
-    auto lib = read_elf_deps(*found);
-    if (!lib) return std::unexpected(lib.error());
-    enqueue(*lib, *found);
-  }
-  return files;
+  LibraryWalk walk;
+  walk.files.push_back({*host, guest, 0755});
+  if (auto ok = add_needed_libraries(*deps, *host, dirs, walk); !ok) return std::unexpected(ok.error());
+  if (!walk.missing.empty())
+    return fail(fmt::format("--program {}: {} is in none of the loader's dirs", program, walk.missing.front()), {},
+                "install the package that has it; the guest gets only what the host has");
+  return std::move(walk.files);
 }
 
 }  // namespace cgmem::vm

@@ -14,6 +14,8 @@
 //                                   ld.so.cache, so that is where it looks)
 #pragma once
 
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@ namespace cgmem::vm {
 
 inline constexpr char kGuestBinDir[] = "usr/local/bin";
 inline constexpr char kGuestLibDir[] = "lib/x86_64-linux-gnu";
+inline constexpr char kGuestLoader[] = "/lib64/ld-linux-x86-64.so.2";  // every x86-64 program's PT_INTERP
 
 struct GuestFile {
   std::string host_path;   // read from here (symlinks followed)
@@ -33,6 +36,18 @@ struct GuestFile {
 // The dirs of /etc/ld.so.conf (and the files it includes, globbed), in order,
 // then the loader's system dirs. A missing conf gives the system dirs alone.
 std::vector<std::string> loader_dirs(const std::string& conf = "/etc/ld.so.conf");
+
+// The libraries an ELF object needs, and theirs, as the loader finds them.
+struct LibraryWalk {
+  std::vector<GuestFile> files;         // the loader (PT_INTERP) and each library, once
+  std::vector<std::string> missing;     // "SONAME (needed by OBJECT)": in none of the dirs
+  std::set<std::string> seen;
+  std::function<bool(const std::string& soname)> provided;  // already there (a tree has it): skip
+  std::function<bool(const std::string& path)> inside;      // found where the guest has it already: not copied
+};
+struct ElfDeps;
+Result<void> add_needed_libraries(const ElfDeps& deps, const std::string& object, const std::vector<std::string>& dirs,
+                                  LibraryWalk& walk);
 
 // `program` is a path, or a name looked up in the host's PATH. The list has
 // the program first, then its loader and libraries, each once.

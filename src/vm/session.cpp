@@ -18,6 +18,7 @@
 #include "vm/initramfs.h"
 #include "vm/kvm_memory.h"
 #include "vm/program_files.h"
+#include "vm/tree_files.h"
 #include "vm/locate.h"
 #include "vm/modules.h"
 #include "vm/swap.h"
@@ -68,6 +69,7 @@ struct Inputs {
   GuestKernel kernel;
   std::vector<Module> modules;
   std::vector<GuestFile> programs;  // --program: programs with their loader and libraries
+  TreePlan trees;                   // --tree
   std::string swap_kind;            // "none", "disk" or "zram" (choose_swap_kind)
 };
 
@@ -131,6 +133,18 @@ Result<Inputs> gather_inputs(const VmOptions& options, const std::string& self, 
     if (!files) return std::unexpected(files.error());
     in.programs.insert(in.programs.end(), files->begin(), files->end());
   }
+  if (!options.trees.empty()) {
+    auto trees = plan_trees(options.trees, dirs);
+    if (!trees) return std::unexpected(trees.error());
+    in.trees = std::move(*trees);
+    progress(fmt::format("trees: {} files, {:.0f} MiB, and {} libraries from outside them", in.trees.files,
+                         static_cast<double>(in.trees.bytes) / (1 << 20), in.trees.libraries.size()));
+    // A plugin whose library the host lacks cannot load on the host either;
+    // the tree comes in as it is, and the note names what is missing.
+    if (!in.trees.missing.empty())
+      progress(fmt::format("note: {} libraries that files in the trees need are not on this host, e.g. {}",
+                           in.trees.missing.size(), in.trees.missing.front()));
+  }
   return in;
 }
 
@@ -151,7 +165,8 @@ Result<void> build_images(const Inputs& in, const VmOptions& options, const std:
                 .config = swap_config_lines(swap_request(options), in.swap_kind) +
                           "CAP_BYTES=" + std::to_string(parent_cap(options.mem_bytes)) + "\n" + host_name_line(),
                 .command = command_script(options),
-                .inputs = options.files};
+                .inputs = options.files,
+                .trees = in.trees};
   if (!options.script.empty()) disk.inputs.push_back(options.script);
   if (auto ok = make_disk(disk); !ok) return ok;
   std::error_code ec;

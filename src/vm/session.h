@@ -29,6 +29,7 @@ struct VmOptions {
   std::string script;                // --script FILE: run `sh FILE command...` instead
   std::vector<std::string> files;    // --file: copied into /vm/in, on PATH in the guest
   std::vector<std::string> programs; // --program: a host program and its libraries (program_files.h)
+  std::vector<std::string> trees;    // --tree: a host directory at the same path, on the run disk (tree_files.h)
   std::string out_dir;               // --out; empty: ./cgmem-vm-YYYYMMDD-HHMMSS
   uint64_t mem_bytes = 512ull << 20;
   unsigned cpus = 2;

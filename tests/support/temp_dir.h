@@ -12,8 +12,10 @@ namespace cgmem::testing {
 
 class TempDir {
  public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "cgmem-test-XXXXXX").string();
+  TempDir() : TempDir(std::filesystem::temp_directory_path().string()) {}
+  // Under `base` instead (a test whose files must not be under /tmp).
+  explicit TempDir(const std::string& base) {
+    std::string pattern = base + "/cgmem-test-XXXXXX";
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
     path_ = pattern;
   }

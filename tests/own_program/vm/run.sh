@@ -1,6 +1,7 @@
 # The own-program batch, run in the guest by `cgmem vm --script run.sh`
 # (tests/own_program/CMakeLists.txt): a short Redis example under no limit and
-# under a memory.max it outgrows, `cgmem advise --verify` on the first, then
+# under a memory.max it outgrows, `cgmem advise --verify` on the first, a JVM
+# from --tree with and without memory.max, the guest's user cgmem, then
 # Debian's runc and crun creating containers with the memory settings of
 # oci_cases.txt, then the kernel's own memory-controller selftest from a
 # directory on the run disk. Host-side checks:
@@ -19,6 +20,19 @@ done
 # advise from the run without limits, verified: Redis again under its advice.
 cgmem advise --verify --verify-out advise-redis-verify --json runs/redis-none > advise-redis.json 2> advise-redis.err
 echo $? > advise-redis.status
+# Debian's JDK, brought by --tree at its own path: the JVM sizes its heap
+# from the cgroup's memory.max (runtime_tree_vm_test.cpp).
+java=/usr/lib/jvm/java-17-openjdk-amd64/bin/java
+for config in none max; do
+  limits=""
+  [ "$config" = max ] && limits="--max 192M"
+  cgmem run --name "jvm-$config" $limits --cap 60s --out "jvm-runs/jvm-$config" --quiet \
+    --command -- "$java" -XX:+PrintFlagsFinal -version > "jvm-$config.txt" 2>&1
+  echo $? > "jvm-$config.status"
+done
+# The guest's unprivileged user, for programs that refuse root (PostgreSQL).
+su cgmem -s /bin/sh -c 'id -u; id -g; touch /tmp/cgmem-user-file' > su.txt 2>&1
+stat -c '%u' /tmp/cgmem-user-file >> su.txt 2>&1
 # runc and crun create a container per OCI resources case (oci_runtimes.sh).
 . /vm/in/oci_runtimes.sh
 oci_runtimes oci
