@@ -17,6 +17,7 @@
 #include "cli/matrix_plan.h"
 #include "cli/matrix_vm.h"
 #include "kernel/resolve.h"
+#include "matrix/build.h"
 #include "matrix/runner.h"
 
 namespace cgmem::cli {
@@ -108,6 +109,12 @@ int run_native(const MatrixFlags& f, matrix::MatrixSpec& spec) {
   o.plan.shard = f.shard;
   if (!f.order.empty()) o.plan.shuffle = f.order == "shuffle";
   o.plan.seed = f.seed;
+  o.plan.build_root = f.built.empty() ? (fs::absolute(f.out).lexically_normal() / "build").string() : f.built;
+  if (f.built.empty() && matrix::has_builds(spec)) {
+    o.plan.batch_dir = fs::absolute(f.out).lexically_normal().string();
+    auto built = matrix::build_workloads(spec, o.plan, [](const std::string& line) { fmt::print(stderr, "cgmem matrix: {}\n", line); });
+    if (!built) return print_error(built.error()), kFailure;
+  }
   o.code = {{"version", version()}, {"git_commit", git_commit()}, {"binary_hash", binary_hash()}};
   o.host = host_json(host::probe_host());
   catch_stop_signals();
@@ -138,6 +145,7 @@ int run_matrix(std::span<char*> args) {
   app.add_option("--from", f.from, "start from a copy of this batch (used inside the VM to resume)")->group("");
   app.add_option("--kernel", f.kernel,
                  "the VM's kernel: a cached name (hz1000-throttle) or a bzImage, over the spec's kernels; implies --vm");
+  app.add_option("--built", f.built, "the workloads' builds are in this directory (used inside the VM)")->group("");
   app.add_option("--kernel-label", f.kernel_label, "run this kernel's runs of the spec (used inside the VM)")->group("");
   app.add_option("--vm-swap", f.vm_swap, "swap in the VM (zram where the kernel has it), for swap_max and swap_high; 0 for none; a [[kernels]] entry's swap wins")
       ->check(size_validator({}))->capture_default_str();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <cmath>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "common/exit_codes.h"
 #include "common/process.h"
 #include "cli/version.h"
+#include "matrix/build.h"
 #include "matrix/kernels.h"
 #include "matrix/plan.h"
 #include "run_format/run_format.h"
@@ -58,17 +60,26 @@ std::vector<std::string> vm_arguments(const MatrixFlags& f, const matrix::Matrix
   std::vector<std::string> vm = {"vm", "--file", spec.path};
   // A workload that is the user's program: it and its load generator come in
   // with their libraries, under the names the spec uses (docs/own-program.md).
-  std::set<std::string> programs;
+  // Directories (a JDK) come in at their own paths, on the run disk; what
+  // `build` made comes in as /vm/in/build.
+  std::set<std::string> programs, trees;
   for (const auto& w : spec.workloads) {
-    std::vector<std::string> wanted = w.programs;
-    if (wanted.empty())
+    std::vector<std::string> wanted;
+    if (w.programs) wanted = *w.programs;
+    else
       for (const auto* argv : {&w.command, &w.load})
-        if (!argv->empty()) wanted.push_back(argv->front());
+        if (!argv->empty() && !argv->front().starts_with('{')) wanted.push_back(argv->front());
     for (const auto& program : wanted)
       if (programs.insert(program).second) vm.insert(vm.end(), {"--program", program});
+    for (const auto& tree : w.trees)
+      if (trees.insert(tree).second) vm.insert(vm.end(), {"--tree", tree});
   }
   std::vector<std::string> inner = {"matrix", "/vm/in/" + fs::path(spec.path).filename().string(), "--native",
                                     "--progress-lines", "--out", "."};
+  if (!f.built.empty()) {
+    vm.insert(vm.end(), {"--file", f.built});
+    inner.insert(inner.end(), {"--built", "/vm/in/" + fs::path(f.built).filename().string()});
+  }
   std::string claim = !f.claim.empty() ? f.claim : spec.claim.value_or("");
   if (!claim.empty()) {
     vm.insert(vm.end(), {"--file", claim});
@@ -146,8 +157,37 @@ class VmSessions : public matrix::SessionRunner {
 
 }  // namespace
 
-int run_matrix_in_vm(const MatrixFlags& f, const matrix::MatrixSpec& spec) {
+// The workloads' builds, on the host, into a directory of their own that
+// every session brings in as /vm/in/build; removed when the batch ends.
+class HostBuild {
+ public:
+  ~HostBuild() {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  Result<std::string> run(const matrix::MatrixSpec& spec) {
+    std::string base = (fs::temp_directory_path() / "cgmem-matrix-build-XXXXXX").string();
+    if (!mkdtemp(base.data())) return sys_error("matrix: create a directory for the builds", base);
+    dir_ = base;
+    matrix::PlanOptions o{.build_root = dir_ + "/build"};
+    auto built = matrix::build_workloads(spec, o, [](const std::string& line) { fmt::print(stderr, "cgmem matrix: {}\n", line); });
+    if (!built) return std::unexpected(built.error());
+    return o.build_root;
+  }
+
+ private:
+  std::string dir_;
+};
+
+int run_matrix_in_vm(const MatrixFlags& given, const matrix::MatrixSpec& spec) {
+  MatrixFlags f = given;
   fs::path out = fs::absolute(f.out).lexically_normal();
+  HostBuild build;
+  if (matrix::has_builds(spec)) {
+    auto root = build.run(spec);
+    if (!root) return print_error(root.error()), kFailure;
+    f.built = *root;
+  }
   int code = kOk;
   if (spec.kernels.size() <= 1) {
     code = run_session(f, spec, nullptr, out);

@@ -24,6 +24,7 @@ struct MatrixFlags {
   std::string kernel_label;  // --kernel-label (inside the VM): run this kernel's runs of the spec
   std::string shard_text;    // --shard K/N, as given
   matrix::Shard shard;       // and parsed
+  std::string built;         // --built DIR (inside the VM): the workloads' builds are there; do not build
 };
 
 // The `cgmem vm` arguments that run this matrix in the guest. `vm_out` is

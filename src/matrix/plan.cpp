@@ -24,9 +24,18 @@ std::string replace_all(std::string text, const std::string& key, const std::str
   return text;
 }
 
-std::string substitute(const std::string& text, const std::string& batch_dir) {
-  return replace_all(replace_all(text, "{scratch}", scratch_dir(batch_dir)), "{batch}", batch_dir);
+}  // namespace
+
+std::string substitute(const std::string& text, const std::string& batch_dir, const std::string& build) {
+  std::string out = replace_all(replace_all(text, "{scratch}", scratch_dir(batch_dir)), "{batch}", batch_dir);
+  return build.empty() ? out : replace_all(out, "{build}", build);
 }
+
+std::string workload_build_dir(const PlanOptions& o, const std::string& workload) {
+  return (o.build_root.empty() ? o.batch_dir + "/build" : o.build_root) + "/" + workload;
+}
+
+namespace {
 
 PlannedRun make_run(const MatrixSpec& spec, const WorkloadSpec& w, const ConfigSpec& c, int rep,
                     const PlanOptions& o) {
@@ -38,9 +47,10 @@ PlannedRun make_run(const MatrixSpec& spec, const WorkloadSpec& w, const ConfigS
   for (auto& [k, v] : r.flags)
     if (v.ends_with('%'))
       if (auto bytes = resolve_percent(r.flags, k)) v = *bytes;
+  std::string build = workload_build_dir(o, w.name);
   for (const auto& a : w.args) r.workload_args.push_back(substitute(a, o.batch_dir));
-  for (const auto& a : w.command) r.command.push_back(substitute(a, o.batch_dir));
-  for (const auto& a : w.load) r.load.push_back(substitute(a, o.batch_dir));
+  for (const auto& a : w.command) r.command.push_back(substitute(a, o.batch_dir, build));
+  for (const auto& a : w.load) r.load.push_back(substitute(a, o.batch_dir, build));
   if (auto cap = r.flags.find("cap"); cap != r.flags.end()) {
     auto ns = parse_duration(cap->second, TimeUnit::s);  // checked by parse_spec
     r.cap_s = ns ? static_cast<double>(*ns) / 1e9 : 60;

@@ -45,6 +45,7 @@ struct PlanOptions {
   std::optional<bool> shuffle; // --order
   std::optional<uint64_t> seed;
   std::string batch_dir;       // replaces {batch} in workload args
+  std::string build_root;      // {build} is BUILD_ROOT/WORKLOAD; empty: BATCH/build
   std::string kernel;          // plan this kernel's runs (a label); empty: the spec's only kernel, if any
   Shard shard;                 // --shard: this part of each kernel's runs
 };
@@ -53,6 +54,12 @@ struct PlanOptions {
 // itself when the spec names one kernel or none (a batch laid out as
 // before kernels could be listed), else BATCH/LABEL, one batch per kernel.
 std::string kernel_batch_dir(const MatrixSpec& spec, const std::string& batch_dir, const std::string& label);
+
+// {scratch} and {batch} replaced (and {build}, when `build` is not empty).
+std::string substitute(const std::string& text, const std::string& batch_dir, const std::string& build = {});
+
+// Where a workload's `build` writes and {build} points (build.h).
+std::string workload_build_dir(const PlanOptions& o, const std::string& workload);
 
 // Where {scratch} points: BATCH/scratch, for files a workload needs (a page
 // cache workload's data file) that are not results. The runner creates it

@@ -207,11 +207,23 @@ Result<void> read_workloads(const toml::table& root, const std::string& path, Ma
     w.load = *load;
     auto programs = strings(t->get("programs"), "workload " + w.name + ".programs", path);
     if (!programs) return std::unexpected(programs.error());
-    w.programs = *programs;
+    if (t->contains("programs")) w.programs = *programs;
+    auto trees = strings(t->get("trees"), "workload " + w.name + ".trees", path);
+    if (!trees) return std::unexpected(trees.error());
+    w.trees = *trees;
+    for (const auto& tree : w.trees)
+      if (!tree.starts_with('/'))
+        return spec_error(path, fmt::format("workload {}: tree '{}' is not an absolute path (the guest mounts it there)", w.name, tree));
+    auto build = strings(t->get("build"), "workload " + w.name + ".build", path);
+    if (!build) return std::unexpected(build.error());
+    w.build = *build;
+    if (!w.build.empty() && w.build.front().empty())
+      return spec_error(path, fmt::format("workload {}: build[0], the program, is empty", w.name));
     if (!w.command.empty() && !w.args.empty())
       return spec_error(path, fmt::format("workload {} has both args (the built-in workload) and command", w.name));
-    if (w.command.empty() && (!w.load.empty() || !w.programs.empty() || t->contains("ready_tcp") || t->contains("ready_delay")))
-      return spec_error(path, fmt::format("workload {}: load, programs, ready_tcp and ready_delay go with command", w.name));
+    if (w.command.empty() && (!w.load.empty() || w.programs || !w.trees.empty() || !w.build.empty() ||
+                              t->contains("ready_tcp") || t->contains("ready_delay")))
+      return spec_error(path, fmt::format("workload {}: load, programs, trees, build, ready_tcp and ready_delay go with command", w.name));
     if (!w.command.empty() && w.command.front().empty())
       return spec_error(path, fmt::format("workload {}: command[0], the program, is empty", w.name));
     auto configs = strings(t->get("configs"), "workload " + w.name + ".configs", path);
@@ -231,7 +243,7 @@ Result<void> read_workloads(const toml::table& root, const std::string& path, Ma
     auto reps = integer(*t, "reps", "workload " + w.name + ".", path, 1, kMaxReps);
     if (!reps) return std::unexpected(reps.error());
     if (*reps) w.reps = static_cast<int>(**reps);
-    if (auto r = read_flags(*t, {"name", "args", "command", "load", "programs", "configs", "kernels", "reps"}, "workload " + w.name, path, w.flags); !r)
+    if (auto r = read_flags(*t, {"name", "args", "command", "load", "programs", "trees", "build", "configs", "kernels", "reps"}, "workload " + w.name, path, w.flags); !r)
       return std::unexpected(r.error());
     spec.workloads.push_back(std::move(w));
   }

@@ -25,6 +25,8 @@
 //   load = ["redis-benchmark", "-t", "set", "--csv"]
 //   ready_tcp = 6379
 //   programs = ["redis-server", "redis-benchmark"]   # for --vm, when load is a shell loop
+//   trees = ["/usr/lib/jvm/java-17-openjdk-amd64"]    # for --vm: host directories at the same path
+//   build = ["javac", "-d", "{build}", "jvm/Cache.java"]  # on the host, in the spec's directory, first
 //
 // Options merge defaults, then the config, then the workload (the last wins;
 // "" removes an option set before).
@@ -53,7 +55,11 @@ struct WorkloadSpec {
   std::vector<std::string> args;     // `cgmem workload` options; {batch} is the batch directory
   std::vector<std::string> command;  // instead of args: `cgmem run --command -- COMMAND`
   std::vector<std::string> load;     // with command: `--load -- LOAD`
-  std::vector<std::string> programs; // host programs `matrix --vm` brings in (default: command[0], load[0])
+  // Host programs `matrix --vm` brings in; unset: command[0] and load[0]
+  // (`programs = []`: none, when the trees have them).
+  std::optional<std::vector<std::string>> programs;
+  std::vector<std::string> trees;    // host directories `matrix --vm` brings in at the same path
+  std::vector<std::string> build;    // run on the host in the spec's directory before the runs; {build} is its output dir
   RunFlags flags;
   std::vector<std::string> configs;  // empty: every config
   std::optional<int> reps;           // empty: the spec's

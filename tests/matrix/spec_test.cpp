@@ -272,7 +272,8 @@ ready_tcp = 6379
 cap = "20s"
 )", "s.toml");
   ASSERT_TRUE(spec) << spec.error().message();
-  EXPECT_EQ(spec->workloads[0].programs.size(), 2u);
+  ASSERT_TRUE(spec->workloads[0].programs);
+  EXPECT_EQ(spec->workloads[0].programs->size(), 2u);
   auto runs = plan(*spec, {.batch_dir = "/b"});
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(run_arguments(runs[0], "/b/redis-max-r1"),
@@ -282,7 +283,7 @@ cap = "20s"
   EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"w\"\nargs = [\"--target\", \"1M\"]\ncommand = [\"p\"]\n"),
             std::string("matrix spec: workload w has both args (the built-in workload) and command: s.toml") + kTail);
   EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"w\"\nargs = [\"--target\", \"1M\"]\nload = [\"p\"]\n"),
-            std::string("matrix spec: workload w: load, programs, ready_tcp and ready_delay go with command: s.toml") + kTail);
+            std::string("matrix spec: workload w: load, programs, trees, build, ready_tcp and ready_delay go with command: s.toml") + kTail);
   EXPECT_EQ(spec_error_of("[[configs]]\nname = \"a\"\n[[workloads]]\nname = \"w\"\ncommand = [\"p\"]\nready_tcp = \"x\"\n"),
             std::string("matrix spec: workload w.ready_tcp: 'x' is not a valid value: s.toml") + kTail);
 }
