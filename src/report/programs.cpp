@@ -34,6 +34,21 @@ double sleep_s(const Run& r, uint64_t usage) {
   return p.sleeps ? model::jiffies_to_ms(p.jiffies, k) / 1e3 : 0;
 }
 
+uint64_t stat_rise(const SampleLine& before, const SampleLine& after, const char* key) {
+  auto then = before.memory_stat.find(key), now = after.memory_stat.find(key);
+  if (then == before.memory_stat.end() || now == after.memory_stat.end()) return 0;
+  return now->second - std::min(now->second, then->second);
+}
+
+// Pages faulted in between two samples: each fault charges a page, a THP
+// fault a huge page of them (2 MiB on x86-64).
+uint64_t faulted_pages(const Run& r, const SampleLine& before, const SampleLine& after) {
+  uint64_t page = r.meta.page_size ? r.meta.page_size : 4096;
+  uint64_t per_huge = (2ull << 20) / page;
+  uint64_t huge = stat_rise(before, after, "thp_fault_alloc");
+  return stat_rise(before, after, "pgfault") + huge * (per_huge - 1);
+}
+
 void read_program_samples(const Run& r, ProgramRun& p) {
   std::map<std::string, uint64_t> wchans;
   double interval = r.meta.interval_ms / 1e3;
@@ -52,11 +67,17 @@ void read_program_samples(const Run& r, ProgramRun& p) {
     if (prev && s.memory_current) {
       uint64_t rise = event(s.memory_events, "high") - std::min(event(s.memory_events, "high"), event(prev->memory_events, "high"));
       double tick = seconds_of(r, s) - seconds_of(r, *prev);
-      double asleep = static_cast<double>(rise / model::kHighEventsPerSleep) * sleep_s(r, *s.memory_current);
+      uint64_t sleeps = rise / model::kHighEventsPerSleep;
+      double asleep = static_cast<double>(sleeps) * sleep_s(r, *s.memory_current);
       p.throttled_estimated_s += std::min(asleep, std::max(tick, 0.0) * std::max<double>(1, static_cast<double>(s.procs.size())));
+      if (sleeps) {
+        p.sleeps += sleeps;
+        p.pages_faulted_over_high += faulted_pages(r, *prev, s);
+      }
     }
     prev = &s;
   }
+  if (p.sleeps) p.pages_per_sleep = static_cast<double>(p.pages_faulted_over_high) / static_cast<double>(p.sleeps);
   if (!r.samples.empty() && r.samples.back().memory_pressure) {
     p.psi_some_s = r.samples.back().memory_pressure->some_total_us / 1e6;
     p.psi_full_s = r.samples.back().memory_pressure->full_total_us / 1e6;
@@ -149,6 +170,7 @@ std::vector<ProgramRun> summarize_programs(const std::vector<Run>& runs, int sli
       p.duration_s = seconds_of(r, r.samples.back());
     }
     read_program_samples(r, p);
+    if (p.duration_s > 0) p.throttled_share = std::min(1.0, p.throttled_sampled_s / p.duration_s);
     read_load(r, p);
     make_slices(r, p, slices);
     if (auto w = working.find(r.workload); w != working.end() && w->second.first > 0)

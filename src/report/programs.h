@@ -45,6 +45,14 @@ struct ProgramRun {
   std::string top_wchan;                // the commonest wchan of tasks in state D
   double throttled_sampled_s = 0;       // ticks with a task in mem_cgroup_handle_over_high x interval
   double throttled_estimated_s = 0;     // high rise / 17 sleeps x the model's sleep
+  std::optional<double> throttled_share;  // throttled_sampled_s over the run's duration
+  // The touch pattern: pages faulted in (memory.stat pgfault, a THP fault as
+  // a huge page's pages) in the ticks the high counter rose, per sleep (the
+  // rise / 17). 64 is one sleep per charge batch (the per-CPU stock held),
+  // 1 one per page (it was emptied each time); nullopt without a sleep.
+  uint64_t sleeps = 0;
+  uint64_t pages_faulted_over_high = 0;
+  std::optional<double> pages_per_sleep;
   LoadOutput load;                      // its problems name load.stdout and the line
   std::string load_error;               // why load.stdout could not be read (too large, not a file, ...)
   std::optional<double> rps, p99_ms;    // medians over the load's points

@@ -34,7 +34,8 @@ std::string results_text(const ProgramRun& p) {
 Table overview(const std::vector<ProgramRun>& programs) {
   Table t{.caption = "Each run of your program: outcome, memory, the kernel's counters, and what the load got",
           .head = {"run", "config", "memory.high", "memory.max", "outcome", "peak", "high", "max", "oom_kill",
-                   "PSI some s", "in D", "throttled s (sampled / est.)", "load results", "load rps", "p99 ms"}};
+                   "PSI some s", "in D", "throttled s (sampled / est.)", "throttled share", "pages per sleep",
+                   "load results", "load rps", "p99 ms"}};
   for (const auto& p : programs) {
     double d_share = p.samples ? static_cast<double>(p.samples_in_d) / static_cast<double>(p.samples) : 0;
     t.rows.push_back({p.name, p.config, limit_text(p.high), limit_text(p.max), outcome_text(p),
@@ -42,6 +43,7 @@ Table overview(const std::vector<ProgramRun>& programs) {
                       std::to_string(p.events_oom_kill), num(p.psi_some_s),
                       p.samples ? fmt::format("{}{}", percent(d_share), p.top_wchan.empty() ? "" : " " + p.top_wchan) : "-",
                       fmt::format("{} / {}", num(p.throttled_sampled_s), num(p.throttled_estimated_s)),
+                      p.throttled_share ? percent(*p.throttled_share) : "-", num(p.pages_per_sleep),
                       results_text(p), num(p.rps), num(p.p99_ms)});
   }
   return t;
@@ -76,7 +78,13 @@ std::vector<Section> program_sections(const std::vector<ProgramRun>& programs) {
       "the load generator's output (docs/own-program.md). \"in D\": the share of samples with a task in state D, "
       "and the commonest wchan. Throttled time two ways: sampled (ticks with a task asleep in "
       "mem_cgroup_handle_over_high, times the interval) and estimated (each rise of 17 in memory.events high is "
-      "one sleep, of the length the kernel's formula gives at the sampled usage). Load columns: how many results the load printed and when the last came "
+      "one sleep, of the length the kernel's formula gives at the sampled usage); the throttled share is the "
+      "sampled time over the run's. The sampler reads the processes of cgroup.procs, not their other threads: "
+      "where a multithreaded program's other threads allocate and sleep (a JVM's, a Go runtime's), sampled counts "
+      "only the main thread's sleeps and the estimate is the figure to read. Pages per sleep, the touch pattern: pages faulted in (memory.stat pgfault, a "
+      "THP fault as 512) in the ticks the high counter rose, per sleep; 64 is one sleep per charge batch (the "
+      "per-CPU stock held), 1 one per page (it was emptied each time, as the study's sampler did); page cache "
+      "charged by read() and write() takes no fault, so a program that reads files counts fewer. Load columns: how many results the load printed and when the last came "
       "(a round that never ends prints nothing), then medians over them."};
   runs.tables.push_back(overview(programs));
   Section time{.title = "Against time"};
@@ -113,6 +121,8 @@ nlohmann::json to_json(const ProgramRun& p) {
                       {"psi_some_s", opt(p.psi_some_s)}, {"psi_full_s", opt(p.psi_full_s)},
                       {"samples", p.samples}, {"samples_in_d", p.samples_in_d}, {"top_wchan", p.top_wchan},
                       {"throttled_sampled_s", p.throttled_sampled_s}, {"throttled_estimated_s", p.throttled_estimated_s},
+                      {"throttled_share", opt(p.throttled_share)}, {"sleeps", p.sleeps},
+                      {"pages_faulted_over_high", p.pages_faulted_over_high}, {"pages_per_sleep", opt(p.pages_per_sleep)},
                       {"load_format", p.load.format}, {"load_error", p.load_error},
                       {"load_problems", p.load.problems}, {"load_rps", opt(p.rps)}, {"load_p99_ms", opt(p.p99_ms)},
                       {"working_set_bytes", opt(p.working_set)}, {"working_set_from", p.working_set_from},

@@ -112,6 +112,7 @@ struct RunDirFixture : ::testing::Test {
     for (size_t i = 0; i < current_high.size(); ++i)
       samples << R"({"t_ns":)" << 1000000000 + i * 1000000000 << R"(,"memory_current":)" << current_high[i].first
               << R"(,"memory_events":{"high":)" << current_high[i].second << R"(,"max":0,"oom_kill":0},)"
+              << R"("memory_stat":{"pgfault":)" << i * 128 << R"(,"thp_fault_alloc":0},)"
               << R"("memory_pressure":{"some":{"avg10":1,"avg60":1,"avg300":1,"total":2500000},"full":{"avg10":1,"avg60":1,"avg300":1,"total":1000000}},)"
               << R"("procs":[{"pid":5,"state":")" << (current_high[i].second ? "D" : "S")
               << R"(","utime_ticks":1,"stime_ticks":1,"wchan":")"
@@ -162,6 +163,12 @@ TEST_F(RunDirFixture, ProgramsSectionReadsSamplesOutcomeAndLoad) {
   // 80 MiB over 64 MiB at HZ=250: overage 0.25 -> ((2^18)^2 * 250 >> 34) = 1000 jiffies, clamped to 500 (2 s);
   // 2 sleeps a second would be 4 s, held to the 1 s tick: 3 ticks, 3 s.
   EXPECT_DOUBLE_EQ(high->throttled_estimated_s, 3.0);
+  EXPECT_DOUBLE_EQ(*high->throttled_share, 0.75);  // 3 s of 4
+  // 128 pages faulted a second, 2 sleeps a second: one sleep per charge batch.
+  EXPECT_EQ(high->sleeps, 6u);
+  EXPECT_EQ(high->pages_faulted_over_high, 384u);
+  EXPECT_DOUBLE_EQ(*high->pages_per_sleep, 64.0);
+  EXPECT_FALSE(none->pages_per_sleep);
   EXPECT_EQ(*high->working_set, 100 * MiB);
   EXPECT_EQ(high->working_set_from, "redis-none-r1");
   EXPECT_TRUE(high->verdict.starts_with("throttled")) << high->verdict;
