@@ -107,7 +107,9 @@ for _ in $(seq 60); do
 done
 [[ $state == idle ]] || fail "the node is not idle after 30 s (sinfo: '$state')"
 
-# Four runs of a second each: two shards of two.
+# Four short runs: two shards of two. A run under memory.max ends at the
+# kill; its cap of 10 s is room for a loaded machine, where a kill under
+# a cap of 1 s once came too late (the run ended at the cap).
 spec=$tmp/study/tiny.toml
 cat > "$spec" << 'EOF'
 name = "slurm-tiny"
@@ -124,6 +126,7 @@ name = "none"
 [[configs]]
 name = "max"
 max = "32M"
+cap = "10s"
 
 [[workloads]]
 name = "anon-over"

@@ -109,7 +109,12 @@ TEST_F(WatchVm, TheKillIsSeenWhenItHappens) {
             << delay * 1e3 << " ms\n";
   RecordProperty("kill_to_read_ms", std::to_string(delay * 1e3));
   EXPECT_TRUE((*killed)["event"].get<bool>());
-  EXPECT_GT(delay, -0.05);
+  // The line's own oom_kill count orders the read after the kill. The
+  // kernel log's clock (local_clock) is not CLOCK_MONOTONIC: under TCG on
+  // a loaded host the two drift apart by tens of ms (a read 60.7 ms
+  // "before" its log line, 2026-12-04, load average 9), so the log line
+  // only bounds the delay from above: the event path, not the 2 s interval.
+  EXPECT_EQ((*killed)["events"]["oom_kill"], 1);
   EXPECT_LT(delay, 1.0);
 }
 

@@ -5,7 +5,7 @@
 # and removed (cgmem run removes its cgroup when it ends). Scaled down from
 # the study as tests/watch/vm/scenarios.sh is (memory.high 28.8 MiB).
 #   exporter.out/.err/.status   the exporter's output and its exit code after SIGTERM
-#   scrape.txt                  the guest's own scrape at the end
+#   scrape.txt                  the guest's own scrape, after the kill, the throttled run still alive
 #
 # The exporter is the dynamically linked cgmem with its shared libraries,
 # brought in as the directory BUNDLE (the static cgmem has no HTTP server:
@@ -23,8 +23,10 @@ run=$!
 sleep 8
 # oom_killed: past memory.max (8 MiB), killed, its cgroup removed before the next scans.
 cgmem run --name killed --out killed --quiet --max 8M --cap 20 -- --target 12M > killed.out 2> killed.err
-wait $run
+# The guest's own scrape while the throttled run still lives: once it ends
+# its cgroup is removed, and a scrape a scan later no longer has it.
 wget -q -O scrape.txt http://127.0.0.1:9262/metrics 2> scrape.err
+wait $run
 kill -TERM $exporter
 wait $exporter
 echo $? > exporter.status
