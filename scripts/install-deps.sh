@@ -31,6 +31,8 @@ packages=(
   prometheus-node-exporter            # bench/exporter_vs_scan.sh: the reference scrape
   # the own-program example (examples/redis.toml, docs/own-program.md): a real server and its load
   redis-server redis-tools
+  # the other own-program examples (examples/go.toml, jvm.toml, postgres.toml) and their test
+  golang-go openjdk-17-jdk-headless postgresql-15 wrk
   # the Debian package (cpack -G DEB: dpkg-shlibdeps and file for Depends) and its test (man -w)
   dpkg-dev file man-db
   # a study sharded over a real Slurm (tests/matrix/slurm_test.sh starts its own daemons)
@@ -47,6 +49,7 @@ if [[ ${1:-} == --main ]]; then
   test_only=" clang-16 libclang-rt-16-dev libgtest-dev libgmock-dev libbenchmark-dev python3 bc prometheus curl jq "
   test_only+=" prometheus-node-exporter linux-source-6.12 linux-source-6.1 flex bison libelf-dev libssl-dev patch tmux redis-server redis-tools "
   test_only+=" dpkg-dev file man-db slurmctld slurmd slurm-client munge buildah podman crun runc "
+  test_only+=" golang-go openjdk-17-jdk-headless postgresql-15 wrk "
   kept=()
   for p in "${packages[@]}"; do [[ $test_only == *" $p "* ]] || kept+=("$p"); done
   packages=("${kept[@]}")

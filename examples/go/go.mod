@@ -1,0 +1,3 @@
+module cgmem.example/gocache
+
+go 1.19
