@@ -117,7 +117,7 @@ TEST(KernelVersionsVm, KernelSelftestPasses) {
   EXPECT_NE(log.find("test_memcg_oom_group_score_events"), std::string::npos) << log;  // it ran to the end
   std::istringstream first(slurp("selftest/log.1"));
   for (std::string line; std::getline(first, line);)
-    if (line.starts_with("not ok")) std::cout << "selftest: the first run failed '" << line << "'; the second passed\n";
+    if (line.starts_with("not ok")) std::cout << "selftest: the first run failed '" << line << "'; it was run once more\n";
   // A test that forks repeats its line (the child flushes the parent's buffer).
   std::istringstream tap(log);
   std::set<std::string> passed, skipped;

@@ -126,7 +126,7 @@ TEST(OwnProgramVm, KernelSelftestPassesWithLoopbackUp) {
   // A first run with a failure was run again (run.sh): say what failed in it.
   std::istringstream first(read(kOut / "selftest/log.1"));
   for (std::string line; std::getline(first, line);)
-    if (line.starts_with("not ok")) std::cout << "selftest: the first run failed '" << line << "'; the second passed\n";
+    if (line.starts_with("not ok")) std::cout << "selftest: the first run failed '" << line << "'; it was run once more\n";
 }
 
 }  // namespace

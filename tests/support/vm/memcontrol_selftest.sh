@@ -9,9 +9,10 @@ memcontrol_selftest() {
   mkdir -p "$dir"
   start=$(cut -d' ' -f1 /proc/uptime)
   (cd "$dir" && timeout 150 /vm/in/test_memcontrol > log 2>&1; echo $? > status)
-  # test_memcg_min measures how reclaim spreads over siblings and failed
-  # once in CI (2026-12-01) after passing every run before: a run with a
-  # "not ok" line is run once more, its log kept as log.1 for the host to show.
+  # test_memcg_min and test_memcg_low measure how reclaim spreads over
+  # siblings and fail now and then even at upstream's wider tolerance
+  # (tests/support/memcontrol_tolerance.sh): a run with a "not ok" line is
+  # run once more, its log kept as log.1 for the host to show.
   if grep -q "^not ok" "$dir/log"; then
     mv "$dir/log" "$dir/log.1"
     mv "$dir/status" "$dir/status.1"
