@@ -20,7 +20,7 @@ namespace {
 using managers::Translation;
 
 struct SystemdFlags {
-  std::string unit_file, ram;
+  std::string unit_file, ram, version;
   std::vector<std::string> properties;
 };
 
@@ -58,6 +58,11 @@ Result<Translation> with_notes(Result<Translation> t, const std::vector<std::str
 
 Result<Translation> systemd(const SystemdFlags& f, const TranslateOutput& o) {
   managers::SystemdInput in{.page_size = o.page_size};
+  if (!f.version.empty()) {
+    auto v = managers::parse_systemd_version(f.version);
+    if (!v) return std::unexpected(v.error());
+    in.version = *v;
+  }
   if (!f.unit_file.empty()) {
     auto text = managers::read_input_file(f.unit_file);
     if (!text) return std::unexpected(text.error());
@@ -108,6 +113,9 @@ TranslateRun define_systemd(CLI::App* sub) {
   sub->add_option("-p,--property", f->properties, "Name=Value, as systemd-run -p (after the file)");
   sub->add_option("--ram", f->ram, "physical RAM in bytes, for N% (default: this machine's)")
       ->check(size_validator({}));
+  sub->add_option("--version", f->version,
+                  "systemd's release (252, or what `systemd --version` prints): its rules where they changed; "
+                  "default the newest");
   return [f](const TranslateOutput& o) { return systemd(*f, o); };
 }
 

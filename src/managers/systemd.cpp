@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "common/text.h"
+
 namespace cgmem::managers {
 namespace {
 
@@ -19,8 +21,9 @@ constexpr const char* kSizeHint =
 struct Property {
   std::string_view name;
   std::string_view file;
-  bool zero_allowed;  // MemoryMin/Low/SwapMax/ZSwapMax take 0; High/Max do not
-  bool empty_is_zero; // an empty value resets to 0 (else to infinity)
+  bool zero_allowed;   // MemoryMin/Low/SwapMax/ZSwapMax take 0; High/Max do not
+  bool empty_is_zero;  // an empty value resets to 0 (else to infinity)
+  unsigned since = 0;  // the first systemd release that knows it (0: all this models)
 };
 
 constexpr Property kProperties[] = {
@@ -29,7 +32,7 @@ constexpr Property kProperties[] = {
     {"MemoryHigh", "memory.high", false, false},
     {"MemoryMax", "memory.max", false, false},
     {"MemorySwapMax", "memory.swap.max", true, false},
-    {"MemoryZSwapMax", "memory.zswap.max", true, false},
+    {"MemoryZSwapMax", "memory.zswap.max", true, false, 253},
 };
 
 // Names systemd knows that mention memory or OOM (src/shared/bus-unit-util.c
@@ -59,6 +62,9 @@ const Property* property(std::string_view name) {
     if (p.name == name) return &p;
   return nullptr;
 }
+
+// A property this systemd release does not know yet.
+bool too_new(const Property& p, std::optional<unsigned> version) { return version && *version < p.since; }
 
 // What a value means, as config_parse_memory_limit() reads it. nullopt:
 // systemd ignores the line (the note says why).
@@ -104,6 +110,9 @@ Result<Parsed> parse_value(const Property& p, const SystemdProperty& prop,
     bytes = *size;
     out.rule = fmt::format("{}={}: {} bytes (parse_size, base 1024)", p.name, v, bytes);
   }
+  if (bytes == 0 && !p.zero_allowed && prop.origin == "-p")
+    return fail(fmt::format("Value specified in {} is out of range", p.name), {},
+                "systemd-run -p is refused by the manager; 0 is only for MemoryMin/Low/SwapMax/ZSwapMax");
   if (bytes == UINT64_MAX || (bytes == 0 && !p.zero_allowed)) {
     out.note = fmt::format("{}: {}={} is out of range (0 is only for MemoryMin/Low/SwapMax/"
                            "ZSwapMax): systemd ignores this line",
@@ -139,6 +148,21 @@ void apply_oom_policy(Translation& out, const std::map<std::string, std::string>
 
 }  // namespace
 
+Result<unsigned> parse_systemd_version(std::string_view text) {
+  std::string_view rest = text;
+  if (rest.starts_with("systemd ")) rest.remove_prefix(8);
+  size_t digits = 0;
+  while (digits < rest.size() && digits < 4 && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+  auto value = to_u64(rest.substr(0, digits));
+  rest.remove_prefix(digits);
+  // What follows the release: a point release (".38") or the package's
+  // version in parentheses (" (252.38-1~deb12u1)").
+  if (!value || (!rest.empty() && rest[0] != '.' && rest[0] != ' ' && rest[0] != '~' && rest[0] != '-'))
+    return fail(fmt::format("systemd version {:?}: not a release number", text), {},
+                "e.g. 252, or the first line of `systemd --version`");
+  return static_cast<unsigned>(*value);
+}
+
 bool needs_ram(const SystemdUnit& unit) {
   for (const auto& p : unit.properties)
     if (parse_permyriad(p.value)) return true;
@@ -151,7 +175,14 @@ Result<Translation> translate_systemd(const SystemdInput& in) {
   std::map<std::string, std::string> last;        // other properties, last value
   std::map<std::string, std::string> chosen_from; // property name -> origin
   for (const auto& prop : in.unit.properties) {
-    if (const Property* p = property(prop.name)) {
+    const Property* known = property(prop.name);
+    if (known && too_new(*known, in.version)) {
+      std::string why = fmt::format("systemd {} does not know {}= (it came in {})", *in.version, prop.name,
+                                    known->since);
+      if (prop.origin == "-p") return fail(fmt::format("Unknown assignment: {}={}", prop.name, prop.value), {}, why);
+      out.notes.push_back(fmt::format("{}: Unknown key name '{}' in section '{}', ignoring ({})", prop.origin,
+                                      prop.name, in.unit.type_section(), why));
+    } else if (const Property* p = known) {
       auto parsed = parse_value(*p, prop, in);
       if (!parsed) {
         parsed.error().what = prop.origin == "-p" ? parsed.error().what

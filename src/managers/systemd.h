@@ -6,7 +6,9 @@
 //     value: empty resets (0 for MemoryMin/Low, infinity for the others),
 //     "infinity" is max, "N%" (or ‰, ‱) is a share of physical RAM, else
 //     parse_size(value, 1024) from src/basic/parse-util.c. 0 is out of range
-//     for MemoryHigh= and MemoryMax= (systemd ignores the line).
+//     for MemoryHigh= and MemoryMax=: a unit file's line is ignored;
+//     systemd-run -p is refused by the manager ("Value specified in
+//     MemoryHigh is out of range", seen with Debian's systemd 252).
 //   - physical_memory_scale() in src/basic/limits-util.c turns a share into
 //     bytes: floor(pages x permyriad / 10000) x page size; 100% is all RAM.
 //   - cgroup_context_apply() in src/core/cgroup.c writes memory.min, .low,
@@ -14,6 +16,8 @@
 //   - service_add_extras() / scope_add_extras() set memory.oom.group from
 //     OOMPolicy=kill; the default OOMPolicy is stop (continue with
 //     Delegate=yes), so the group flag is 0 unless OOMPolicy=kill.
+//   - MemoryZSwapMax= came in systemd 253 (systemd.resource-control(5)):
+//     systemd 252, Debian 12's, refuses it as an unknown assignment.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +53,12 @@ struct SystemdInput {
   SystemdUnit unit;
   std::optional<uint64_t> ram;  // physical RAM, for percentages
   uint64_t page_size = 4096;
+  std::optional<unsigned> version;  // systemd's release (252); unset: the newest rules
 };
+
+// The release `systemd --version` prints on its first line ("systemd 252
+// (252.38-1~deb12u1)"), or the number alone ("252", "252.38").
+Result<unsigned> parse_systemd_version(std::string_view text);
 
 // parse_size(text, 1024): "256M", "1.5G", "1G 512M", "241590272", "+5M"
 // (strtoull() takes one '+'). Rejects lower-case suffixes, a trailing B

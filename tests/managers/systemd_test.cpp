@@ -95,13 +95,58 @@ TEST(Systemd, EmptyInfinityAndZero) {
   EXPECT_EQ(file(t, "memory.zswap.max").value, Limit::max());
 }
 
-TEST(Systemd, ZeroForMemoryHighIsIgnoredAsSystemdDoes) {
-  auto t = ok(with({{"MemoryHigh", "200M"}, {"MemoryHigh", "0"}}));
+// In a unit file systemd logs the line and ignores it; over systemd-run -p
+// the manager refuses the unit (Debian's systemd 252 in the VM,
+// tests/own_program/systemd_vm_test.cpp).
+TEST(Systemd, ZeroForMemoryHighIsIgnoredInAUnitFileAndRefusedBySystemdRun) {
+  SystemdInput in;
+  in.unit.properties = {{"MemoryHigh", "200M", "app.service:3"}, {"MemoryHigh", "0", "app.service:4"}};
+  auto t = ok(in);
   EXPECT_EQ(file(t, "memory.high").value, Limit::of(209715200));
   ASSERT_EQ(t.notes.size(), 1u);
   EXPECT_EQ(t.notes[0],
-            "-p: MemoryHigh=0 is out of range (0 is only for MemoryMin/Low/SwapMax/ZSwapMax): "
+            "app.service:4: MemoryHigh=0 is out of range (0 is only for MemoryMin/Low/SwapMax/ZSwapMax): "
             "systemd ignores this line");
+  auto run = translate_systemd(with({{"MemoryHigh", "200M"}, {"MemoryMax", "0"}}));
+  ASSERT_FALSE(run);
+  EXPECT_EQ(run.error().message(),
+            "Value specified in MemoryMax is out of range (systemd-run -p is refused by the manager; 0 is only "
+            "for MemoryMin/Low/SwapMax/ZSwapMax)");
+  EXPECT_TRUE(translate_systemd(with({{"MemoryMin", "0"}, {"MemorySwapMax", "0"}})));
+}
+
+TEST(Systemd, MemoryZSwapMaxCameIn253) {
+  auto newest = ok(with({{"MemoryZSwapMax", "64M"}}));
+  EXPECT_EQ(file(newest, "memory.zswap.max").value, Limit::of(67108864));
+  auto in = with({{"MemoryZSwapMax", "64M"}});
+  in.version = 253;
+  EXPECT_EQ(file(ok(in), "memory.zswap.max").value, Limit::of(67108864));
+  in.version = 252;
+  auto refused = translate_systemd(in);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message(),
+            "Unknown assignment: MemoryZSwapMax=64M (systemd 252 does not know MemoryZSwapMax= (it came in 253))");
+  SystemdInput unit{.version = 252};
+  unit.unit.properties = {{"MemoryZSwapMax", "64M", "app.service:5"}};
+  auto ignored = ok(unit);
+  EXPECT_FALSE(file(ignored, "memory.zswap.max").set);
+  ASSERT_EQ(ignored.notes.size(), 1u);
+  EXPECT_EQ(ignored.notes[0],
+            "app.service:5: Unknown key name 'MemoryZSwapMax' in section 'Service', ignoring (systemd 252 does "
+            "not know MemoryZSwapMax= (it came in 253))");
+}
+
+TEST(Systemd, Version) {
+  EXPECT_EQ(parse_systemd_version("252").value(), 252u);
+  EXPECT_EQ(parse_systemd_version("252.38").value(), 252u);
+  EXPECT_EQ(parse_systemd_version("systemd 252 (252.38-1~deb12u1)").value(), 252u);
+  EXPECT_EQ(parse_systemd_version("systemd 257~rc1").value(), 257u);
+  EXPECT_FALSE(parse_systemd_version(""));
+  EXPECT_FALSE(parse_systemd_version("v252"));
+  EXPECT_FALSE(parse_systemd_version("252x"));
+  EXPECT_FALSE(parse_systemd_version("99999"));
+  EXPECT_EQ(parse_systemd_version("systemd").error().message(),
+            "systemd version \"systemd\": not a release number (e.g. 252, or the first line of `systemd --version`)");
 }
 
 TEST(Systemd, PageRoundingIsShown) {
