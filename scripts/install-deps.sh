@@ -40,6 +40,7 @@ packages=(
   # the exporter's image FROM scratch, built and run by its test (deploy/kubernetes/build-image.sh)
   buildah podman crun
   runc                                # translate runc/crun checked against the real runtimes in the VM
+  systemd util-linux                  # translate systemd checked against systemd as PID 1 of a namespace in the VM
 )
 
 if [[ ${1:-} == --main ]]; then
@@ -48,7 +49,7 @@ if [[ ${1:-} == --main ]]; then
   # or own-program example packages.
   test_only=" clang-16 libclang-rt-16-dev libgtest-dev libgmock-dev libbenchmark-dev python3 bc prometheus curl jq "
   test_only+=" prometheus-node-exporter linux-source-6.12 linux-source-6.1 flex bison libelf-dev libssl-dev patch tmux redis-server redis-tools "
-  test_only+=" dpkg-dev file man-db slurmctld slurmd slurm-client munge buildah podman crun runc "
+  test_only+=" dpkg-dev file man-db slurmctld slurmd slurm-client munge buildah podman crun runc systemd util-linux "
   test_only+=" golang-go openjdk-17-jdk-headless postgresql-15 wrk "
   kept=()
   for p in "${packages[@]}"; do [[ $test_only == *" $p "* ]] || kept+=("$p"); done

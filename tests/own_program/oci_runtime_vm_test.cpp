@@ -8,13 +8,11 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <unistd.h>
 
 #include "support/run_cgmem.h"
+#include "written_files.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -24,12 +22,10 @@ namespace {
 const fs::path kOut = fs::path(CGMEM_OWN_OUT) / "oci";
 const fs::path kCases = CGMEM_OCI_CASES;
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using cgmem::testing::kernel_default;
+using cgmem::testing::written_files;
+using cgmem::testing::read_text;
+using cgmem::testing::translated_files;
 
 struct Case {
   std::string name, resources;
@@ -37,7 +33,7 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  std::istringstream in(read(kCases));
+  std::istringstream in(read_text(kCases));
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
     auto space = line.find(' ');
@@ -46,23 +42,9 @@ std::vector<Case> cases() {
   return out;
 }
 
-// FILE=VALUE lines, as the guest read them.
-std::map<std::string, std::string> files(const fs::path& path) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(read(path));
-  for (std::string line; std::getline(in, line);)
-    if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  return out;
-}
-
-// What the kernel has in a new cgroup's file.
-std::string kernel_default(const std::string& file) {
-  return file == "memory.low" || file == "memory.min" || file == "memory.oom.group" ? "0" : "max";
-}
-
 void check_runtime(const std::string& runtime) {
   ASSERT_TRUE(fs::exists(kOut / runtime / "version")) << "no " << runtime << " output from the guest";
-  std::string version = read(kOut / runtime / "version");
+  std::string version = read_text(kOut / runtime / "version");
   version = version.substr(0, version.find('\n'));
   int created = 0, refused = 0;
   char tmpl[] = "/tmp/cgmem-oci-spec-XXXXXX";
@@ -74,8 +56,8 @@ void check_runtime(const std::string& runtime) {
     std::string command = "translate " + runtime + " --spec " + spec.string() + " --json";
     if (runtime == "crun") command += " --version '" + version + "'";
     auto translated = cgmem::testing::run_cgmem_split(command);
-    int status = std::stoi(read(kOut / runtime / (c.name + ".status")));
-    std::string err = read(kOut / runtime / (c.name + ".err"));
+    int status = std::stoi(read_text(kOut / runtime / (c.name + ".status")));
+    std::string err = read_text(kOut / runtime / (c.name + ".err"));
     if (translated.code != 0) {
       EXPECT_NE(status, 0) << "translate refused (" << translated.err << ") but " << runtime << " created it";
       ++refused;
@@ -83,14 +65,9 @@ void check_runtime(const std::string& runtime) {
     }
     ASSERT_EQ(status, 0) << "translate accepted it but " << runtime << " refused: " << err;
     ++created;
-    auto written = files(kOut / runtime / (c.name + ".files"));
+    auto written = written_files(kOut / runtime / (c.name + ".files"));
     ASSERT_FALSE(written.empty()) << "no cgroup files read";
-    std::map<std::string, std::string> expected;
-    json translation = json::parse(translated.out);
-    for (const auto& a : translation["assignments"])
-      if (a["set"].get<bool>())
-        expected[a["file"].get<std::string>()] =
-            a["value"].is_string() ? a["value"].get<std::string>() : std::to_string(a["value"].get<uint64_t>());
+    auto expected = translated_files(json::parse(translated.out));
     for (const auto& [file, value] : written) {
       auto want = expected.contains(file) ? expected[file] : kernel_default(file);
       EXPECT_EQ(value, want) << file << (expected.contains(file) ? " (translate's)" : " (left alone: the kernel's default)");

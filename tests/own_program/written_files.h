@@ -1,0 +1,47 @@
+// What a runtime's guest script brought back (tests/own_program/vm/): whole
+// files, the FILE=VALUE lines of the cgroup files it read, and what
+// `cgmem translate` says is written there.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace cgmem::testing {
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// FILE=VALUE lines, as the guest read them.
+inline std::map<std::string, std::string> written_files(const std::filesystem::path& path) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(read_text(path));
+  for (std::string line; std::getline(in, line);)
+    if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  return out;
+}
+
+// The files `cgmem translate ... --json` says are written, FILE -> value as
+// the kernel shows it ("max" or bytes).
+inline std::map<std::string, std::string> translated_files(const nlohmann::json& translation) {
+  std::map<std::string, std::string> out;
+  for (const auto& a : translation["assignments"])
+    if (a["set"].get<bool>())
+      out[a["file"].get<std::string>()] =
+          a["value"].is_string() ? a["value"].get<std::string>() : std::to_string(a["value"].get<uint64_t>());
+  return out;
+}
+
+// What the kernel holds in a new cgroup's file that nobody wrote.
+inline std::string kernel_default(const std::string& file) {
+  return file == "memory.low" || file == "memory.min" || file == "memory.oom.group" ? "0" : "max";
+}
+
+}  // namespace cgmem::testing
