@@ -8,24 +8,19 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include "support/run_cgmem.h"
 #include "written_files.h"
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 namespace {
 
 const fs::path kOut = fs::path(CGMEM_OWN_OUT) / "oci";
 const fs::path kCases = CGMEM_OCI_CASES;
 
-using cgmem::testing::kernel_default;
-using cgmem::testing::written_files;
 using cgmem::testing::read_text;
-using cgmem::testing::translated_files;
 
 struct Case {
   std::string name, resources;
@@ -65,13 +60,7 @@ void check_runtime(const std::string& runtime) {
     }
     ASSERT_EQ(status, 0) << "translate accepted it but " << runtime << " refused: " << err;
     ++created;
-    auto written = written_files(kOut / runtime / (c.name + ".files"));
-    ASSERT_FALSE(written.empty()) << "no cgroup files read";
-    auto expected = translated_files(json::parse(translated.out));
-    for (const auto& [file, value] : written) {
-      auto want = expected.contains(file) ? expected[file] : kernel_default(file);
-      EXPECT_EQ(value, want) << file << (expected.contains(file) ? " (translate's)" : " (left alone: the kernel's default)");
-    }
+    cgmem::testing::expect_as_translated(kOut / runtime / (c.name + ".files"), translated.out);
   }
   fs::remove_all(tmpl);
   std::printf("%s (%s): %d created as translate says, %d refused by both\n", runtime.c_str(), version.c_str(), created,

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <unistd.h>
 
@@ -17,11 +16,7 @@
 #include "written_files.h"
 
 namespace fs = std::filesystem;
-using nlohmann::json;
-using cgmem::testing::kernel_default;
 using cgmem::testing::read_text;
-using cgmem::testing::translated_files;
-using cgmem::testing::written_files;
 
 namespace {
 
@@ -78,13 +73,7 @@ TEST(SystemdVm, SystemdWritesWhatTranslateSystemdSaysForItsVersion) {
     }
     ASSERT_EQ(status, 0) << "translate accepted it but systemd refused: " << err;
     ++started;
-    auto written = written_files(kOut / (c.name + ".files"));
-    ASSERT_FALSE(written.empty()) << "no cgroup files read";
-    auto expected = translated_files(json::parse(translated.out));
-    for (const auto& [file, value] : written) {
-      auto want = expected.contains(file) ? expected[file] : kernel_default(file);
-      EXPECT_EQ(value, want) << file << (expected.contains(file) ? " (translate's)" : " (left alone: the kernel's default)");
-    }
+    cgmem::testing::expect_as_translated(kOut / (c.name + ".files"), translated.out);
   }
   fs::remove_all(tmpl);
   std::printf("systemd (%s): %d started as translate says, %d refused by both\n", version.c_str(), started, refused);

@@ -1,7 +1,9 @@
 // What a runtime's guest script brought back (tests/own_program/vm/): whole
-// files, the FILE=VALUE lines of the cgroup files it read, and what
-// `cgmem translate` says is written there.
+// files, the FILE=VALUE lines of the cgroup files it read, and the check
+// that they hold what `cgmem translate` says is written there.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
@@ -42,6 +44,19 @@ inline std::map<std::string, std::string> translated_files(const nlohmann::json&
 // What the kernel holds in a new cgroup's file that nobody wrote.
 inline std::string kernel_default(const std::string& file) {
   return file == "memory.low" || file == "memory.min" || file == "memory.oom.group" ? "0" : "max";
+}
+
+// Every file the guest read holds what `cgmem translate ... --json`
+// (`translation`) says is written there, or the kernel's default where
+// translate leaves it alone.
+inline void expect_as_translated(const std::filesystem::path& files, const std::string& translation) {
+  auto written = written_files(files);
+  ASSERT_FALSE(written.empty()) << "no cgroup files read";
+  auto expected = translated_files(nlohmann::json::parse(translation));
+  for (const auto& [file, value] : written) {
+    auto want = expected.contains(file) ? expected[file] : kernel_default(file);
+    EXPECT_EQ(value, want) << file << (expected.contains(file) ? " (translate's)" : " (left alone: the kernel's default)");
+  }
 }
 
 }  // namespace cgmem::testing
