@@ -146,6 +146,9 @@ LoadOutput parse_load_output(std::string_view text, const std::vector<LoadTime>&
     if (point) out.format = "redis-benchmark-csv";
     else if ((point = summary.line(line, number))) out.format = summary.wrk ? "wrk" : "pgbench";
     if (!point) continue;
+    // A round in which no request completed has nothing to time: wrk then
+    // prints "Latency 0.00us", which is not a latency of 0.
+    if (point->rps == 0.0) point->avg_ms = point->p50_ms = point->p99_ms = point->max_ms = std::nullopt;
     // The first read that reached this line's end.
     auto when = std::lower_bound(times.begin(), times.end(), line_end,
                                  [](const LoadTime& t, uint64_t end) { return t.bytes < end; });

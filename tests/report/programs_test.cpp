@@ -65,6 +65,22 @@ TEST(LoadOutput, OldRedisCsvPgbenchAndWrk) {
   EXPECT_DOUBLE_EQ(*wrk.points[0].rps, 12345.67);
 }
 
+// wrk's round in which no request completed (Go under memory.high in the VM):
+// its zeros are not latencies, so only the throughput is read.
+TEST(LoadOutput, ARoundWithNoRequestHasNoLatency) {
+  auto wrk = parse_load_output(
+      "Running 4s test @ http://127.0.0.1:8080/set\n  1 threads and 8 connections\n"
+      "  Thread Stats   Avg      Stdev     Max   +/- Stdev\n    Latency     0.00us    0.00us   0.00us    -nan%\n"
+      "    Req/Sec     0.00      0.00     0.00      -nan%\n  Latency Distribution\n     50%    0.00us\n"
+      "     75%    0.00us\n     90%    0.00us\n     99%    0.00us\n  0 requests in 4.03s, 0.00B read\n"
+      "Requests/sec:      0.00\nTransfer/sec:       0.00B\n", {});
+  ASSERT_EQ(wrk.points.size(), 1u);
+  EXPECT_EQ(wrk.points[0].rps, 0.0);
+  EXPECT_EQ(wrk.points[0].avg_ms, std::nullopt);
+  EXPECT_EQ(wrk.points[0].p50_ms, std::nullopt);
+  EXPECT_EQ(wrk.points[0].p99_ms, std::nullopt);
+}
+
 TEST(LoadOutput, AnythingElseIsNotRead) {
   auto out = parse_load_output("hello\n\"x\ntps = many\nRequests/sec: lots\n,,,\n", {});
   EXPECT_EQ(out.format, "");
