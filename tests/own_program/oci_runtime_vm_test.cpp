@@ -17,10 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kOut = fs::path(CGMEM_OWN_OUT) / "oci";
+const std::string kOut = std::string(CGMEM_OWN_OUT) + "/oci";
 const fs::path kCases = CGMEM_OCI_CASES;
 
-using cgmem::testing::read_text;
+std::string read(const std::string& path) { return cgmem::testing::slurp_out(kOut, path); }
 
 struct Case {
   std::string name, resources;
@@ -28,7 +28,7 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  std::istringstream in(read_text(kCases));
+  std::istringstream in(cgmem::testing::slurp_out(kCases.parent_path(), kCases.filename()));
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
     auto space = line.find(' ');
@@ -38,8 +38,8 @@ std::vector<Case> cases() {
 }
 
 void check_runtime(const std::string& runtime) {
-  ASSERT_TRUE(fs::exists(kOut / runtime / "version")) << "no " << runtime << " output from the guest";
-  std::string version = read_text(kOut / runtime / "version");
+  ASSERT_TRUE(fs::exists(kOut + "/" + runtime + "/version")) << "no " << runtime << " output from the guest";
+  std::string version = read(runtime + "/version");
   version = version.substr(0, version.find('\n'));
   int created = 0, refused = 0;
   char tmpl[] = "/tmp/cgmem-oci-spec-XXXXXX";
@@ -51,8 +51,8 @@ void check_runtime(const std::string& runtime) {
     std::string command = "translate " + runtime + " --spec " + spec.string() + " --json";
     if (runtime == "crun") command += " --version '" + version + "'";
     auto translated = cgmem::testing::run_cgmem_split(command);
-    int status = std::stoi(read_text(kOut / runtime / (c.name + ".status")));
-    std::string err = read_text(kOut / runtime / (c.name + ".err"));
+    int status = std::stoi(read(runtime + "/" + c.name + ".status"));
+    std::string err = read(runtime + "/" + c.name + ".err");
     if (translated.code != 0) {
       EXPECT_NE(status, 0) << "translate refused (" << translated.err << ") but " << runtime << " created it";
       ++refused;
@@ -60,7 +60,7 @@ void check_runtime(const std::string& runtime) {
     }
     ASSERT_EQ(status, 0) << "translate accepted it but " << runtime << " refused: " << err;
     ++created;
-    cgmem::testing::expect_as_translated(kOut / runtime / (c.name + ".files"), translated.out);
+    cgmem::testing::expect_as_translated(kOut, runtime + "/" + c.name + ".files", translated.out);
   }
   fs::remove_all(tmpl);
   std::printf("%s (%s): %d created as translate says, %d refused by both\n", runtime.c_str(), version.c_str(), created,

@@ -16,12 +16,13 @@
 #include "written_files.h"
 
 namespace fs = std::filesystem;
-using cgmem::testing::read_text;
 
 namespace {
 
-const fs::path kOut = fs::path(CGMEM_OWN_OUT) / "systemd";
+const std::string kOut = std::string(CGMEM_OWN_OUT) + "/systemd";
 const fs::path kCases = CGMEM_SYSTEMD_CASES;
+
+std::string read(const std::string& path) { return cgmem::testing::slurp_out(kOut, path); }
 
 struct Case {
   std::string name, how;  // how: "run" (systemd-run -p) or "unit" (a unit file)
@@ -30,7 +31,7 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  std::istringstream in(read_text(kCases));
+  std::istringstream in(cgmem::testing::slurp_out(kCases.parent_path(), kCases.filename()));
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream words(line);
@@ -45,9 +46,9 @@ std::vector<Case> cases() {
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 TEST(SystemdVm, SystemdWritesWhatTranslateSystemdSaysForItsVersion) {
-  ASSERT_TRUE(fs::exists(kOut / "version")) << "no systemd output from the guest";
-  std::string version = first_line(read_text(kOut / "version"));
-  std::string ram = first_line(read_text(kOut / "ram"));
+  ASSERT_TRUE(fs::exists(kOut + "/version")) << "no systemd output from the guest";
+  std::string version = first_line(read("version"));
+  std::string ram = first_line(read("ram"));
   ASSERT_FALSE(ram.empty());
   char tmpl[] = "/tmp/cgmem-systemd-unit-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
@@ -58,14 +59,14 @@ TEST(SystemdVm, SystemdWritesWhatTranslateSystemdSaysForItsVersion) {
     if (c.how == "unit") {
       // The unit file the guest started, byte for byte.
       fs::path unit = fs::path(tmpl) / ("cgmem-" + c.name + ".service");
-      std::ofstream(unit) << read_text(kOut / (c.name + ".service"));
+      std::ofstream(unit) << read(c.name + ".service");
       command += " " + unit.string();
     } else {
       for (const auto& p : c.properties) command += " -p '" + p + "'";
     }
     auto translated = cgmem::testing::run_cgmem_split(command);
-    int status = std::stoi(read_text(kOut / (c.name + ".status")));
-    std::string err = read_text(kOut / (c.name + ".err"));
+    int status = std::stoi(read(c.name + ".status"));
+    std::string err = read(c.name + ".err");
     if (translated.code != 0) {
       EXPECT_NE(status, 0) << "translate refused (" << translated.err << ") but systemd started it";
       ++refused;
@@ -73,7 +74,7 @@ TEST(SystemdVm, SystemdWritesWhatTranslateSystemdSaysForItsVersion) {
     }
     ASSERT_EQ(status, 0) << "translate accepted it but systemd refused: " << err;
     ++started;
-    cgmem::testing::expect_as_translated(kOut / (c.name + ".files"), translated.out);
+    cgmem::testing::expect_as_translated(kOut, c.name + ".files", translated.out);
   }
   fs::remove_all(tmpl);
   std::printf("systemd (%s): %d started as translate says, %d refused by both\n", version.c_str(), started, refused);

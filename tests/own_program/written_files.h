@@ -1,30 +1,23 @@
 // What a runtime's guest script brought back (tests/own_program/vm/): whole
-// files, the FILE=VALUE lines of the cgroup files it read, and the check
-// that they hold what `cgmem translate` says is written there.
+// the FILE=VALUE lines of the cgroup files it read, and the check that they
+// hold what `cgmem translate` says is written there.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
+#include "support/vm_out.h"
+
 namespace cgmem::testing {
 
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// FILE=VALUE lines, as the guest read them.
-inline std::map<std::string, std::string> written_files(const std::filesystem::path& path) {
+// FILE=VALUE lines, as the guest read them into DIR/PATH.
+inline std::map<std::string, std::string> written_files(const std::string& dir, const std::string& path) {
   std::map<std::string, std::string> out;
-  std::istringstream in(read_text(path));
+  std::istringstream in(slurp_out(dir, path));
   for (std::string line; std::getline(in, line);)
     if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
   return out;
@@ -46,11 +39,11 @@ inline std::string kernel_default(const std::string& file) {
   return file == "memory.low" || file == "memory.min" || file == "memory.oom.group" ? "0" : "max";
 }
 
-// Every file the guest read holds what `cgmem translate ... --json`
-// (`translation`) says is written there, or the kernel's default where
-// translate leaves it alone.
-inline void expect_as_translated(const std::filesystem::path& files, const std::string& translation) {
-  auto written = written_files(files);
+// Every file the guest read into DIR/PATH holds what `cgmem translate ...
+// --json` (`translation`) says is written there, or the kernel's default
+// where translate leaves it alone.
+inline void expect_as_translated(const std::string& dir, const std::string& path, const std::string& translation) {
+  auto written = written_files(dir, path);
   ASSERT_FALSE(written.empty()) << "no cgroup files read";
   auto expected = translated_files(nlohmann::json::parse(translation));
   for (const auto& [file, value] : written) {
